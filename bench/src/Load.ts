@@ -1,0 +1,71 @@
+import autocannon from "autocannon"
+
+export interface LoadResult {
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+export interface LoadOptions {
+  readonly url: string
+  readonly path: string
+  readonly method?: "GET" | "POST"
+  readonly headers?: Record<string, string>
+  /** A new body and headers for every request (unique phone numbers and Idempotency-Keys). */
+  readonly next?: () => { readonly body: string; readonly headers: Record<string, string> }
+  readonly connections: number
+  readonly seconds: number
+}
+
+/** One autocannon run; latencies in milliseconds. */
+export const run = (options: LoadOptions): Promise<LoadResult> =>
+  new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${options.url}${options.path}`,
+        method: options.method ?? "GET",
+        headers: options.headers ?? {},
+        connections: options.connections,
+        duration: options.seconds,
+        ...(options.next === undefined
+          ? {}
+          : {
+              requests: [
+                {
+                  setupRequest: (request: Record<string, unknown>) => {
+                    const next = options.next!()
+                    return {
+                      ...request,
+                      body: next.body,
+                      headers: { ...(request.headers as object), ...next.headers }
+                    }
+                  }
+                }
+              ]
+            })
+      } as unknown as autocannon.Options,
+      (error, result) => {
+        if (error) return reject(error)
+        resolve({
+          requestsPerSecond: result.requests.average,
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          non2xx: result.non2xx,
+          errors: result.errors
+        })
+      }
+    )
+  })
+
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+export const percentile = (values: ReadonlyArray<number>, p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}

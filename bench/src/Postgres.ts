@@ -1,0 +1,36 @@
+import pg from "pg"
+
+/** The server benchmarks run on: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else the local default. */
+export const serverUrl = () =>
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+export const withDatabase = (url: string, database: string) => {
+  const next = new URL(url)
+  next.pathname = `/${database}`
+  return next.toString()
+}
+
+export const query = async <A = Record<string, unknown>>(url: string, text: string, params: Array<unknown> = []) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text, params)).rows as Array<A>
+  } finally {
+    await client.end()
+  }
+}
+
+/** A fresh database for one benchmark run; `drop` removes it. */
+export const freshDatabase = async () => {
+  const admin = serverUrl()
+  const name = `leadline_bench_${Date.now().toString(36)}`
+  await query(admin, `CREATE DATABASE ${name}`)
+  return {
+    name,
+    url: withDatabase(admin, name),
+    drop: () => query(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined)
+  }
+}
+
+export const version = async (url: string) =>
+  (await query<{ v: string }>(url, "SELECT current_setting('server_version') AS v"))[0]!.v

@@ -1,0 +1,94 @@
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const root = join(import.meta.dirname, "..", "..")
+
+const hasTaskset = (() => {
+  try {
+    execFileSync("taskset", ["-p", String(process.pid)], { stdio: "ignore" })
+    return true
+  } catch {
+    return false
+  }
+})()
+
+/** Servers get core 0 and the load generator core 1, where the machine has two cores and taskset. */
+export const pinning = hasTaskset ? "servers on core 0, load generator on core 1 (taskset)" : "not pinned (no taskset)"
+
+export const pinSelf = () => {
+  if (hasTaskset) execFileSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
+}
+
+export interface Running {
+  readonly url: string
+  readonly process: ChildProcess
+  readonly stop: () => Promise<void>
+}
+
+const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp) =>
+  new Promise<Running>((resolve, reject) => {
+    const command = hasTaskset ? "taskset" : process.execPath
+    const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : [...args]
+    const child = spawn(command, argv, {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let log = ""
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${log}`)), 60_000)
+    const exited = new Promise<void>((done) => child.on("exit", () => done()))
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString()
+      const match = ready.exec(log)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve({
+          url: match[1] === undefined ? "" : `http://127.0.0.1:${match[1]}`,
+          process: child,
+          stop: () => {
+            child.kill("SIGTERM")
+            return exited
+          }
+        })
+      }
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    child.on("exit", (code) => reject(new Error(`exited with ${code}:\n${log}`)))
+  })
+
+export const ADMIN_TOKEN = "lla_bench_token"
+
+export const leadline = (databaseUrl: string, env: Record<string, string> = {}) =>
+  launch(
+    ["examples/reference-server/src/main.ts"],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LEADLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+      LEADLINE_DATA_DIR: mkdtempSync(join(tmpdir(), "leadline-bench-")),
+      LOG_LEVEL: "info",
+      // The baseline has no rate limiting; the benchmark measures the rest.
+      LEADLINE_RATE_LIMIT: "0",
+      ...env
+    },
+    /Listening on http:\/\/[^:]+:(\d+)/
+  )
+
+export const baseline = (databaseUrl: string) =>
+  launch(["bench/baseline/Server.ts"], { DATABASE_URL: databaseUrl, PORT: "0" }, /Listening on http:\/\/[^:]+:(\d+)/)
+
+export const worker = (databaseUrl: string, env: Record<string, string> = {}) =>
+  launch(
+    ["examples/reference-server/bin/leadline.ts", "worker"],
+    {
+      DATABASE_URL: databaseUrl,
+      LEADLINE_DATA_DIR: mkdtempSync(join(tmpdir(), "leadline-bench-")),
+      LOG_LEVEL: "info",
+      ...env
+    },
+    /Webhook worker on()/
+  )

@@ -1,0 +1,233 @@
+import { execFileSync } from "node:child_process"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Postgres from "./Postgres.ts"
+import * as Processes from "./Processes.ts"
+import * as TcpProxy from "@leadline/testkit/TcpProxy"
+
+/**
+ * `npm run soak`: two servers and two workers on one PostgreSQL database, mixed
+ * load with idempotent retries, a worker killed and restarted, the database
+ * taken away once, a receiver failing 20% of attempts; then the invariants.
+ * Loopback only; bounded by SOAK_SECONDS (300). By default the database "restart"
+ * is a cut of the TCP proxy the processes reach it through (connections reset,
+ * new ones refused), which leaves other users of the machine's server alone;
+ * SOAK_PG_RESTART=1 restarts the real server with pg_ctlcluster instead.
+ */
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 300)
+const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 8)
+const OUTAGE_SECONDS = 5
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const log = (message: string) => console.log(`[soak ${new Date().toISOString().slice(11, 19)}] ${message}`)
+
+const startReceiver = async () => {
+  const delivered = new Set<string>()
+  let attempts = 0
+  let failures = 0
+  const server = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      attempts++
+      if (Math.random() < 0.2) {
+        failures++
+        response.writeHead(500).end()
+        return
+      }
+      delivered.add(JSON.parse(Buffer.concat(chunks).toString("utf8")).id)
+      response.writeHead(200).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    delivered,
+    stats: () => ({ attempts, failures }),
+    close: () => {
+      server.closeAllConnections()
+      server.close()
+    }
+  }
+}
+
+const main = async () => {
+  const database = await Postgres.freshDatabase()
+  const direct = new URL(database.url)
+  const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) })
+  const viaProxy = new URL(database.url)
+  viaProxy.host = `127.0.0.1:${proxy.port}`
+  const env = {
+    WEBHOOK_WORKER_ENABLED: "false",
+    WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+    WEBHOOK_LEASE_SECONDS: "15",
+    LEADLINE_RATE_LIMIT: "0",
+    LOG_LEVEL: "info"
+  }
+  const receiver = await startReceiver()
+  const servers = [
+    await Processes.leadline(viaProxy.toString(), env),
+    await Processes.leadline(viaProxy.toString(), env)
+  ]
+  const workers = [await Processes.worker(viaProxy.toString(), env), await Processes.worker(viaProxy.toString(), env)]
+  const admin = { authorization: `Bearer ${Processes.ADMIN_TOKEN}`, "content-type": "application/json" }
+  const account = (await (
+    await fetch(`${servers[0]!.url}/admin/v1/accounts`, { method: "POST", headers: admin, body: '{"name":"Soak"}' })
+  ).json()) as { api_key: string; account_id: string }
+  const auth = { authorization: `Bearer ${account.api_key}`, "content-type": "application/json" }
+  await fetch(`${servers[0]!.url}/api/webhooks/endpoints`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ url: receiver.url, events: ["lead.created", "lead.deleted"] })
+  })
+
+  const created = new Map<string, string>() // idempotency key -> lead id
+  const deleted = new Set<string>()
+  const fiveHundreds: Array<{ at: number; status: number; route: string }> = []
+  let requests = 0
+  let networkErrors = 0
+  let outage: { from: number; to: number } | undefined
+  let running = true
+  let phone = 2_000_000
+
+  const request = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const server = servers[requests++ % servers.length]!
+    try {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { ...auth, ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(30_000)
+      })
+      const text = await response.text()
+      if (response.status >= 500)
+        fiveHundreds.push({ at: Date.now(), status: response.status, route: `${method} ${path}` })
+      return { status: response.status, body: text === "" ? undefined : JSON.parse(text) }
+    } catch {
+      networkErrors++
+      return { status: 0, body: undefined }
+    }
+  }
+
+  const client = async (id: number) => {
+    for (let i = 0; running; i++) {
+      const key = `soak-${id}-${i}`
+      const body = { name: `Soak ${id}.${i}`, phone: `+1415${phone++}` }
+      // Retry with the same key until the create is answered: it must run once at most.
+      for (let attempt = 0; attempt < 20 && running; attempt++) {
+        const reply = await request("POST", "/api/v1/leads", body, { "idempotency-key": key })
+        if (reply.status === 201) {
+          const previous = created.get(key)
+          if (previous !== undefined && previous !== reply.body.id) throw new Error(`key ${key} made two leads`)
+          created.set(key, reply.body.id)
+          break
+        }
+        if (reply.status !== 0 && reply.status < 500 && reply.status !== 409) {
+          throw new Error(`unexpected ${reply.status} ${JSON.stringify(reply.body)}`)
+        }
+        await sleep(200)
+      }
+      await request("GET", "/api/v1/leads?limit=20")
+      if (i % 5 === 4) {
+        const victim = created.get(`soak-${id}-${i - 2}`)
+        if (victim !== undefined) {
+          const reply = await request("DELETE", `/api/v1/leads/${victim}`)
+          if (reply.status === 200) deleted.add(victim)
+        }
+      }
+    }
+  }
+
+  const started = Date.now()
+  log(`running ${SECONDS} s: ${CLIENTS} clients, 2 servers, 2 workers, receiver failing 20%`)
+  const load = Array.from({ length: CLIENTS }, (_, id) => client(id))
+  const at = (fraction: number) => sleep(Math.max(0, started + SECONDS * 1000 * fraction - Date.now()))
+
+  await at(1 / 3)
+  log("killing worker 1 (SIGKILL)")
+  workers[0]!.process.kill("SIGKILL")
+  await sleep(3000)
+  workers[0] = await Processes.worker(viaProxy.toString(), env)
+  log("worker 1 restarted")
+
+  await at(1 / 2)
+  const from = Date.now()
+  if (process.env.SOAK_PG_RESTART === "1") {
+    log("restarting PostgreSQL")
+    const cluster = execFileSync("ls", ["/etc/postgresql"]).toString().trim().split("\n")[0]!
+    execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", cluster, "main", "restart"])
+  } else {
+    log(`PostgreSQL away for ${OUTAGE_SECONDS} s (proxy cut)`)
+    await proxy.cut()
+    await sleep(OUTAGE_SECONDS * 1000)
+    await proxy.restore()
+  }
+  outage = { from, to: Date.now() }
+  log("PostgreSQL back")
+
+  await at(1)
+  running = false
+  await Promise.all(load)
+  log("load stopped; waiting for deliveries to settle")
+  const pendingCount = async () =>
+    Number(
+      (
+        await Postgres.query<{ n: number }>(
+          database.url,
+          "SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'"
+        )
+      )[0]!.n
+    )
+  for (let waited = 0; (await pendingCount()) > 0 && waited < 120_000; waited += 1000) await sleep(1000)
+
+  const q = <A>(text: string) => Postgres.query<A>(database.url, text)
+  const leadsInDb = new Set((await q<{ id: string }>("SELECT id FROM leads")).map((row) => row.id))
+  const createdIds = new Set(created.values())
+  const expected = new Set([...createdIds].filter((id) => !deleted.has(id)))
+  const createdEvents = await q<{ lead: string; n: number }>(
+    "SELECT payload->'data'->>'id' AS lead, count(*)::int AS n FROM events WHERE type = 'lead.created' GROUP BY 1"
+  )
+  const deliveries = await q<{ status: string; event_id: string }>("SELECT status, event_id FROM webhook_deliveries")
+  const undelivered = deliveries.filter(
+    (d) => d.status === "pending" || (d.status === "delivered" && !receiver.delivered.has(d.event_id))
+  )
+  const failed = deliveries.filter((d) => d.status === "failed").length
+  const grace = 15_000
+  const stray5xx = fiveHundreds.filter(
+    (e) => outage === undefined || e.at < outage.from - 1000 || e.at > outage.to + grace
+  )
+
+  const checks = [
+    [
+      "leads in the database = distinct 201s seen (minus deletes)",
+      leadsInDb.size === expected.size && [...expected].every((id) => leadsInDb.has(id))
+    ],
+    [
+      "one lead.created event per lead",
+      createdEvents.length === createdIds.size && createdEvents.every((e) => e.n === 1 && createdIds.has(e.lead))
+    ],
+    ["every event delivered at least once or marked failed", undelivered.length === 0],
+    ["no idempotency key executed twice", createdEvents.length === createdIds.size],
+    ["no 5xx outside the database outage", stray5xx.length === 0]
+  ] as const
+
+  console.log("")
+  console.log(`soak summary (${SECONDS} s, ${CLIENTS} clients)`)
+  console.log(
+    `  requests: ${requests}, network errors: ${networkErrors}, 5xx: ${fiveHundreds.length} (${stray5xx.length} outside the outage)`
+  )
+  console.log(`  leads created: ${createdIds.size}, deleted: ${deleted.size}, in database: ${leadsInDb.size}`)
+  console.log(
+    `  deliveries: ${deliveries.length} (${failed} failed after 4 attempts), receiver attempts: ${receiver.stats().attempts}, refused with 500: ${receiver.stats().failures}`
+  )
+  for (const [name, ok] of checks) console.log(`  ${ok ? "ok  " : "FAIL"} ${name}`)
+
+  receiver.close()
+  for (const process of [...servers, ...workers]) await process.stop()
+  await proxy.close()
+  await database.drop()
+  if (checks.some(([, ok]) => !ok)) process.exitCode = 1
+}
+
+await main()

@@ -1,0 +1,58 @@
+import { Config, Option, type Redacted, Schema } from "effect"
+
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
+
+/** Settings from the environment; every one has a default that works locally. */
+export const ServerConfig = Config.all({
+  // 0 asks the OS for a free port (the log says which), for tests and side-by-side runs.
+  port: Config.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 })), "PORT").pipe(
+    Config.withDefault(3000)
+  ),
+  host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  dataDir: Config.String("LEADLINE_DATA_DIR").pipe(Config.withDefault("./data")),
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  databasePoolSize: Config.Int("LEADLINE_DB_POOL_SIZE").pipe(Config.withDefault(10)),
+  shutdownGraceSeconds: Config.Int("LEADLINE_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
+  allowPrivateWebhookUrls: Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),
+  workerEnabled: Config.Boolean("WEBHOOK_WORKER_ENABLED").pipe(Config.withDefault(true)),
+  workerConcurrency: Config.Int("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(32)),
+  workerPollMillis: Config.Int("WEBHOOK_POLL_INTERVAL_MS").pipe(Config.withDefault(1000)),
+  workerLeaseSeconds: Config.Int("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30)),
+  adminToken: Config.option(Config.Redacted("LEADLINE_ADMIN_TOKEN")),
+  maxBodyBytes: Config.Int("LEADLINE_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
+  rateLimit: Config.Int("LEADLINE_RATE_LIMIT").pipe(Config.withDefault(1200)),
+  rateLimitWindowSeconds: Config.Int("LEADLINE_RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(60)),
+  redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
+  logLevel: Config.Literals(LOG_LEVELS, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
+})
+
+export type ServerConfig = Config.Success<typeof ServerConfig>
+
+export const adminTokenFromEnv = (config: ServerConfig): Redacted.Redacted<string> | undefined =>
+  Option.getOrUndefined(config.adminToken)
+
+export const logLevelName = {
+  trace: "Trace",
+  debug: "Debug",
+  info: "Info",
+  warn: "Warn",
+  error: "Error",
+  fatal: "Fatal",
+  none: "None"
+} as const
+
+export const databaseConfig = (config: ServerConfig) => ({
+  url: Option.getOrUndefined(config.databaseUrl),
+  dataDir: config.dataDir,
+  maxConnections: config.databasePoolSize
+})
+
+export const webhookSettings = (config: ServerConfig) => ({ allowPrivateUrls: config.allowPrivateWebhookUrls })
+
+export const workerOptions = (config: ServerConfig) => ({
+  concurrency: config.workerConcurrency,
+  pollInterval: `${config.workerPollMillis} millis` as const,
+  lease: `${config.workerLeaseSeconds} seconds` as const
+})

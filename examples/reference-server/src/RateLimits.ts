@@ -1,0 +1,23 @@
+import { NodeRedis } from "@effect/platform-node"
+import { Layer, Redacted } from "effect"
+import * as RateLimiter from "effect/persistence/RateLimiter"
+import * as RateLimit from "@leadline/http-adapter/RateLimit"
+import type { ServerConfig } from "./Config.ts"
+
+/**
+ * Per-key rate limits as configured: off when `LEADLINE_RATE_LIMIT=0`; counted in
+ * Redis when `REDIS_URL` is set, so every server process shares one count per key;
+ * otherwise in this process's memory.
+ */
+export const layer = (config: ServerConfig) => {
+  if (config.rateLimit <= 0) return Layer.empty
+  const settings = { limit: config.rateLimit, window: `${config.rateLimitWindowSeconds} seconds` as const }
+  if (config.redisUrl._tag === "None") return RateLimit.layerMemory(settings)
+  return Layer.mergeAll(
+    RateLimiter.layer.pipe(
+      Layer.provide(RateLimiter.layerStoreRedis({ prefix: "leadline:ratelimit:" })),
+      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) }))
+    ),
+    Layer.succeed(RateLimit.Settings, settings)
+  )
+}

@@ -1,0 +1,66 @@
+import { createServer } from "@leadline/http-adapter/NodeServer"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, References } from "effect"
+import { HttpRouter } from "effect/http"
+import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
+import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
+import { Readiness } from "@leadline/http-adapter/Health"
+import * as Server from "@leadline/http-adapter/Server"
+import { Database } from "@leadline/sql-adapter/Database"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import { resolveToken } from "./AdminTokenFile.ts"
+import { adminTokenFromEnv, databaseConfig, logLevelName, ServerConfig, webhookSettings } from "./Config.ts"
+import * as RateLimits from "./RateLimits.ts"
+import * as Worker from "./Worker.ts"
+
+const readinessFromDatabase = Layer.effect(
+  Readiness,
+  Effect.map(Database, (database) => Readiness.of({ check: database.ping }))
+)
+
+/**
+ * Runs the API server until interrupted, configured from the environment: on
+ * `DATABASE_URL` when set, else on the embedded database in the data directory.
+ * The webhook worker runs inside it unless `WEBHOOK_WORKER_ENABLED=false`.
+ * On SIGTERM it stops accepting, lets requests in flight finish (up to the grace
+ * period), then closes the database.
+ */
+export const serve = Effect.gen(function* () {
+  const config = yield* ServerConfig
+  const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
+  const database = databaseConfig(config)
+  const app = Layer.mergeAll(
+    Server.routes({ maxBodyBytes: config.maxBodyBytes, requestTimeoutSeconds: config.requestTimeoutSeconds }).pipe(
+      Layer.provide(RateLimits.layer(config))
+    ),
+    IdempotencyPurge.layer(),
+    config.workerEnabled ? Worker.layer(config) : Layer.empty
+  ).pipe(
+    Layer.provide(Layer.succeed(AdminToken, adminToken)),
+    Layer.provide(readinessFromDatabase),
+    Layer.provideMerge(SqlApp.layer(database)),
+    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
+  )
+  // The per-request access log is off: it costs on the hot path; errors are logged with their request id.
+  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
+    Layer.provide(
+      NodeHttpServer.layer(createServer, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
+      })
+    )
+  )
+  yield* Effect.logInfo(
+    database.url === undefined
+      ? `Database: embedded PGlite in ${config.dataDir}`
+      : "Database: PostgreSQL from DATABASE_URL"
+  )
+  yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
+  return yield* Layer.launch(server).pipe(
+    Effect.provideService(References.MinimumLogLevel, logLevelName[config.logLevel]),
+    // Spans cost on every request and go nowhere until an exporter is wired in.
+    Effect.provideService(References.TracerEnabled, config.tracing)
+  )
+})

@@ -1,0 +1,25 @@
+import { Effect, Layer } from "effect"
+import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import { databaseConfig, ServerConfig, webhookSettings } from "./Config.ts"
+import * as Worker from "./Worker.ts"
+
+/**
+ * Runs the webhook delivery worker alone, until interrupted. Several workers
+ * (and servers) can share a PostgreSQL database; the embedded database belongs
+ * to the server process, whose own worker then does the work.
+ */
+export const work = Effect.gen(function* () {
+  const config = yield* ServerConfig
+  yield* Effect.logInfo(
+    config.databaseUrl._tag === "None"
+      ? `Webhook worker on the embedded database in ${config.dataDir} (stop the server first, or set DATABASE_URL)`
+      : "Webhook worker on PostgreSQL from DATABASE_URL"
+  )
+  return yield* Layer.launch(
+    Worker.layer(config).pipe(
+      Layer.provide(SqlApp.layer(databaseConfig(config))),
+      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
+    )
+  )
+})

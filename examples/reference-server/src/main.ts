@@ -1,0 +1,4 @@
+import { runMain } from "./RunMain.ts"
+import { serve } from "./Serve.ts"
+
+runMain(serve)

@@ -1,0 +1,102 @@
+import { afterAll, describe, expect, it } from "vitest"
+import { makeAccount, nextPhone } from "@leadline/testkit/Fixtures"
+import { call } from "@leadline/testkit/Http"
+import * as Postgres from "./support/Postgres.ts"
+import * as ServerProcess from "./support/ServerProcess.ts"
+
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+const sharedSchema = async (url: string) => {
+  const schema = await Postgres.freshSchema(url)
+  const dataDirs = [ServerProcess.tempDataDir(), ServerProcess.tempDataDir()]
+  cleanups.push(schema.drop, ...dataDirs.map((dir) => () => ServerProcess.removeDir(dir)))
+  return { schema, dataDirs }
+}
+
+// Several processes can share a database server only; the embedded database belongs to one process.
+if (Postgres.url !== undefined) {
+  const url = Postgres.url
+  describe("two servers on one PostgreSQL database", () => {
+    it("execute 20 parallel requests with one Idempotency-Key, split across both, once", async () => {
+      const { schema, dataDirs } = await sharedSchema(url)
+      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
+      const servers = [
+        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
+        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
+      ]
+      cleanups.push(...servers.map((server) => () => server.stop()))
+      const account = await makeAccount(servers[0]!)
+      const body = { name: "Once across the cluster", phone: nextPhone() }
+      const headers = { "idempotency-key": `cluster-${Date.now()}` }
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call(servers[i % 2]!, "POST", "/api/v1/leads", { auth: account.ownerKey, json: body, headers })
+        )
+      )
+      const statuses = replies.map((reply) => reply.status)
+      expect(
+        statuses.every((status) => status === 201 || status === 409),
+        statuses.join(",")
+      ).toBe(true)
+      const created = replies.filter((reply) => reply.status === 201)
+      expect(new Set(created.map((reply) => reply.body.id)).size).toBe(1)
+      expect(created.filter((reply) => reply.headers.get("idempotent-replayed") === null)).toHaveLength(1)
+
+      const [counts] = await Postgres.query<{ leads: number; events: number }>(
+        schema.databaseUrl,
+        `SELECT (SELECT count(*)::int FROM leads) AS leads,
+                (SELECT count(*)::int FROM events WHERE type = 'lead.created') AS events`
+      )
+      expect(counts).toEqual({ leads: 1, events: 1 })
+    })
+
+    it("closes its pool on SIGTERM after answering what it accepted", async () => {
+      const { schema, dataDirs } = await sharedSchema(url)
+      const applicationName = `leadline_shutdown_${Date.now()}`
+      const withName = new URL(schema.databaseUrl)
+      withName.searchParams.set("application_name", applicationName)
+      const server = await ServerProcess.start({ dataDir: dataDirs[0]!, env: { DATABASE_URL: withName.toString() } })
+      const account = await makeAccount(server)
+      const connections = () =>
+        Postgres.query<{ n: number }>(
+          url,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = '${applicationName}'`
+        ).then(([row]) => row!.n)
+      expect(await connections()).toBeGreaterThan(0)
+
+      const inFlight = Array.from({ length: 10 }, () =>
+        call(server, "POST", "/api/v1/leads", {
+          auth: account.ownerKey,
+          json: { name: "Draining", phone: nextPhone() }
+        })
+          .then((reply) => reply.status)
+          .catch(() => "refused")
+      )
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const exit = server.stop("SIGTERM")
+      const outcomes = await Promise.all(inFlight)
+      expect(await exit).toBe(0)
+      // Every request either got its full answer or was never accepted: none cut half-way or failed.
+      expect(
+        outcomes.every((outcome) => outcome === 201 || outcome === "refused"),
+        outcomes.join(",")
+      ).toBe(true)
+      const [stored] = await Postgres.query<{ n: number }>(schema.databaseUrl, "SELECT count(*)::int AS n FROM leads")
+      expect(stored!.n).toBe(outcomes.filter((outcome) => outcome === 201).length)
+      expect(await connections()).toBe(0)
+    })
+  })
+} else {
+  describe("one server on the embedded database", () => {
+    it("closes cleanly on SIGTERM", async () => {
+      const dataDir = ServerProcess.tempDataDir()
+      cleanups.push(() => ServerProcess.removeDir(dataDir))
+      const server = await ServerProcess.start({ dataDir })
+      expect((await call(server, "GET", "/healthz")).status).toBe(200)
+      expect(await server.stop("SIGTERM")).toBe(0)
+    })
+  })
+}

@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, it } from "vitest"
+import { makeAccount } from "@leadline/testkit/Fixtures"
+import { call } from "@leadline/testkit/Http"
+import * as Postgres from "./support/Postgres.ts"
+import * as ServerProcess from "./support/ServerProcess.ts"
+
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+const redisUrl = process.env.TEST_REDIS_URL === "" ? undefined : process.env.TEST_REDIS_URL
+
+// Two server processes need a database server (the embedded one belongs to one process) and Redis.
+if (Postgres.url !== undefined && redisUrl !== undefined) {
+  const url = Postgres.url
+  describe("rate limits with REDIS_URL", () => {
+    it("are shared by every server process", async () => {
+      const schema = await Postgres.freshSchema(url)
+      cleanups.push(schema.drop)
+      const env = {
+        DATABASE_URL: schema.databaseUrl,
+        REDIS_URL: redisUrl,
+        LEADLINE_RATE_LIMIT: "6",
+        LEADLINE_ADMIN_TOKEN: "lla_rate_limit_test"
+      }
+      const servers = []
+      for (let i = 0; i < 2; i++) {
+        const dataDir = ServerProcess.tempDataDir()
+        const server = await ServerProcess.start({ dataDir, env })
+        cleanups.push(
+          () => ServerProcess.removeDir(dataDir),
+          () => server.stop()
+        )
+        servers.push(server)
+      }
+      const account = await makeAccount(servers[0]!)
+      const statuses = []
+      for (let i = 0; i < 6; i++) {
+        statuses.push((await call(servers[i % 2]!, "GET", "/api/me", { auth: account.ownerKey })).status)
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200])
+      for (const server of servers) {
+        const refused = await call(server, "GET", "/api/me", { auth: account.ownerKey })
+        expect(refused.status).toBe(429)
+        expect(refused.body.code).toBe("rate_limited")
+      }
+    })
+  })
+} else {
+  describe("rate limits without Redis", () => {
+    it("are counted per process, in memory", async () => {
+      const dataDir = ServerProcess.tempDataDir()
+      const server = await ServerProcess.start({ dataDir, env: { LEADLINE_RATE_LIMIT: "2" } })
+      cleanups.push(
+        () => ServerProcess.removeDir(dataDir),
+        () => server.stop()
+      )
+      const account = await makeAccount(server)
+      const statuses = []
+      for (let i = 0; i < 3; i++)
+        statuses.push((await call(server, "GET", "/api/me", { auth: account.ownerKey })).status)
+      expect(statuses).toEqual([200, 200, 429])
+    })
+  })
+}

@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "..", "..", "..")
+
+/** The bash blocks of the README's walk-through, in order, as one script. */
+const walkthrough = (): string => {
+  const readme = readFileSync(join(root, "README.md"), "utf8")
+  const section = readme.split("<!-- walkthrough:start -->")[1]!.split("<!-- walkthrough:end -->")[0]!
+  return [...section.matchAll(/```bash\n([\s\S]*?)```/g)].map((match) => match[1]).join("\n")
+}
+
+let server: ChildProcess
+let baseUrl: string
+let dataDir: string
+let ownerKey: string
+
+/** Runs `npm start` as a user would, on a free port and a fresh data directory. */
+const startServer = () =>
+  new Promise<string>((resolve, reject) => {
+    server = spawn("npm", ["start"], {
+      cwd: root,
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LEADLINE_DATA_DIR: dataDir },
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let log = ""
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${log}`)), 30_000)
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString()
+      const listening = /Listening on http:\/\/[^:]+:(\d+)/.exec(log)
+      if (listening) {
+        clearTimeout(timer)
+        resolve(`http://127.0.0.1:${listening[1]}`)
+      }
+    }
+    server.stdout!.on("data", onData)
+    server.stderr!.on("data", onData)
+    server.on("exit", (code) => reject(new Error(`server exited with ${code}:\n${log}`)))
+  })
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "leadline-readme-"))
+  baseUrl = await startServer()
+})
+
+afterAll(() => {
+  // npm starts node as its child: end the whole process group.
+  if (server.pid !== undefined && server.exitCode === null) process.kill(-server.pid, "SIGTERM")
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("the README", () => {
+  it("has a walk-through that works as written against `npm start`", () => {
+    const { BASH_ENV: _ignored, ...env } = process.env
+    const result = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", walkthrough()], {
+      cwd: root,
+      env: { ...env, BASE: baseUrl, LEADLINE_DATA_DIR: dataDir },
+      encoding: "utf8",
+      timeout: 60_000
+    })
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" })
+    const out = result.stdout
+    expect(out).toMatch(/"api_key":"lk_[A-Za-z0-9_-]{43}"/)
+    expect(out).toContain('"auth_type":"api_key"')
+    expect(out).toContain('"subscription":{"plan_id":"free","status":"active"}')
+    expect(out).toContain('"phone":"+442079460958"')
+    expect(out.toLowerCase()).toContain("idempotent-replayed: true")
+    expect(out).toContain('"status":"qualified"')
+    expect(out).toContain('{"error":"Insufficient scope: requires leads:write","code":"forbidden"}')
+    expect(out).toMatch(/\{"id":"ld_[0-9a-z]{26}","deleted":true\}/)
+    ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
+  })
+
+  it("keeps the walk-through's account across a server restart", async () => {
+    if (server.pid !== undefined) process.kill(-server.pid, "SIGTERM")
+    await new Promise((resolve) => server.once("exit", resolve))
+    baseUrl = await startServer()
+    const me = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${ownerKey}` } })
+    expect(me.status).toBe(200)
+    const leads = await fetch(`${baseUrl}/api/v1/leads`, { headers: { authorization: `Bearer ${ownerKey}` } })
+    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(0)
+  })
+})

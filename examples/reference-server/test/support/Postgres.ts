@@ -1,0 +1,32 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Effect, Redacted } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+
+/** The PostgreSQL server tests may use, when `TEST_DATABASE_URL` names one. */
+export const url = process.env.TEST_DATABASE_URL === "" ? undefined : process.env.TEST_DATABASE_URL
+
+/** Runs statements on the test server (outside any Leadline process), returning the last one's rows. */
+export const query = <A = Record<string, unknown>>(databaseUrl: string, ...statements: ReadonlyArray<string>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        let rows: ReadonlyArray<A> = []
+        for (const statement of statements) rows = (yield* sql.unsafe(statement)) as ReadonlyArray<A>
+        return rows
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))
+    )
+  )
+
+/** A fresh schema on the test server, and a DATABASE_URL that puts a server in it. */
+export const freshSchema = async (databaseUrl: string) => {
+  const schema = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+  await query(databaseUrl, `CREATE SCHEMA ${schema}`)
+  const scoped = new URL(databaseUrl)
+  scoped.searchParams.set("options", `-c search_path=${schema}`)
+  return {
+    schema,
+    databaseUrl: scoped.toString(),
+    drop: () => query(databaseUrl, `DROP SCHEMA ${schema} CASCADE`).then(() => undefined)
+  }
+}

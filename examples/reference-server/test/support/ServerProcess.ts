@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const main = join(import.meta.dirname, "..", "..", "src", "main.ts")
+const cli = join(import.meta.dirname, "..", "..", "bin", "leadline.ts")
+
+export interface Launched {
+  readonly process: ChildProcess
+  /** Everything the process logged so far. */
+  readonly log: () => string
+  /** Sends the signal and waits for the process to end; resolves to its exit code or signal. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number | string>
+}
+
+export interface ServerProcess extends Launched {
+  readonly baseUrl: string
+  readonly adminToken: string
+}
+
+export const tempDataDir = () => mkdtempSync(join(tmpdir(), "leadline-server-"))
+export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true })
+
+/** Starts `node <args>` and resolves once its log matches `ready`, with the match. */
+const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp, what: string) =>
+  new Promise<Launched & { readonly match: RegExpExecArray }>((resolve, reject) => {
+    const child = spawn(process.execPath, [...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let log = ""
+    let started = false
+    const exited = new Promise<number | string>((done) =>
+      child.on("exit", (code, signal) => done(code ?? signal ?? "unknown"))
+    )
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`${what} did not start in time:\n${log}`))
+    }, 60_000)
+    const onData = (chunk: Buffer) => {
+      log += chunk.toString()
+      const match = started ? null : ready.exec(log)
+      if (match === null) return
+      started = true
+      clearTimeout(timer)
+      resolve({
+        match,
+        process: child,
+        log: () => log,
+        stop: (signal = "SIGTERM") => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+          return exited
+        }
+      })
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", onData)
+    void exited.then((code) => {
+      clearTimeout(timer)
+      if (!started) reject(new Error(`${what} exited (${code}) before starting:\n${log}`))
+    })
+  })
+
+/**
+ * The reference server as its own process, as it runs in production: on a free
+ * loopback port, with the given data directory and environment.
+ */
+export const start = async (options: { readonly dataDir: string; readonly env?: Record<string, string> }) => {
+  const launched = await launch(
+    [main],
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LEADLINE_DATA_DIR: options.dataDir,
+      LOG_LEVEL: "info",
+      // Load tests here make many requests with one key; the limit tests set their own.
+      LEADLINE_RATE_LIMIT: "0",
+      ...options.env
+    },
+    /Listening on http:\/\/[^:]+:(\d+)/,
+    "server"
+  )
+  return {
+    ...launched,
+    baseUrl: `http://127.0.0.1:${launched.match[1]}`,
+    adminToken: options.env?.LEADLINE_ADMIN_TOKEN ?? readFileSync(join(options.dataDir, "admin-token"), "utf8").trim()
+  } satisfies ServerProcess
+}
+
+/** `leadline worker` as its own process; resolves once it has started. */
+export const startWorker = (options: { readonly dataDir: string; readonly env?: Record<string, string> }) =>
+  launch(
+    [cli, "worker"],
+    { LEADLINE_DATA_DIR: options.dataDir, LOG_LEVEL: "info", ...options.env },
+    /Webhook worker on/,
+    "worker"
+  )

@@ -1,0 +1,96 @@
+import { Effect, Schema, SchemaIssue } from "effect"
+
+/**
+ * Domain errors. They carry no HTTP status: the http-adapter maps them to the
+ * wire body in one place (`ErrorMapping.ts`).
+ */
+
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  reason: Schema.Literals(["missing", "malformed", "unknown", "revoked"])
+}) {}
+
+/** The principal lacks a permission; `required` is the scope that would grant it, or "full access". */
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
+  required: Schema.String
+}) {}
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  resource: Schema.String,
+  id: Schema.String
+}) {}
+
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String
+}) {}
+
+export const IssueDetail = Schema.Struct({ path: Schema.String, message: Schema.String })
+export type IssueDetail = typeof IssueDetail.Type
+
+/** Input that passed the schema but breaks a rule that needs state (an unknown user id, say). */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  message: Schema.String,
+  details: Schema.Array(IssueDetail)
+}) {}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The failed checks of a schema, one `{path, message}` each, paths dotted. */
+export const issueDetails = (error: Schema.SchemaError): ReadonlyArray<IssueDetail> =>
+  formatIssues(error.issue).issues.map((issue) => ({
+    path: (issue.path ?? []).map((segment) => String(typeof segment === "object" ? segment.key : segment)).join("."),
+    message: issue.message
+  }))
+
+/** A one-line summary led by the first failed check, then every check in `details`. */
+export const invalidInput = (error: Schema.SchemaError, what: string): InvalidInput => {
+  const details = issueDetails(error)
+  const first = details[0]
+  const summary =
+    first === undefined ? "" : first.path === "" ? `: ${first.message}` : `: ${first.path}: ${first.message}`
+  return new InvalidInput({ message: `Invalid ${what}${summary}`, details })
+}
+
+/**
+ * Decodes a service's input itself, so that an app embedding the core gets the
+ * same rules (a normalised phone, field limits) as a call through HTTP, where the
+ * payload was decoded already and decoding again changes nothing.
+ */
+export const decodeInput =
+  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, what: string) =>
+  (input: unknown): Effect.Effect<S["Type"], InvalidInput> =>
+    Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (error) => invalidInput(error, what))
+
+export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
+
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
+
+const DOMAIN_ERRORS = [
+  Unauthenticated,
+  PermissionDenied,
+  NotFound,
+  Conflict,
+  InvalidInput,
+  IdempotencyInProgress,
+  IdempotencyKeyReused
+] as const
+
+/** Whether a failure is one of the domain errors above (by class, not by tag: wire errors reuse some tags). */
+export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
+
+export type DomainError =
+  | Unauthenticated
+  | PermissionDenied
+  | NotFound
+  | Conflict
+  | InvalidInput
+  | IdempotencyInProgress
+  | IdempotencyKeyReused
+
+/**
+ * A store could not be reached (the database is down or the network to it is
+ * cut). Adapters raise it as a defect; the transport answers 503 and the
+ * caller may retry. Not a `DomainError`: nothing the caller did caused it.
+ */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  message: Schema.String
+}) {}

@@ -1,0 +1,71 @@
+import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { authorize, CurrentPrincipal } from "../auth/Principal.ts"
+import * as Scopes from "../auth/Scopes.ts"
+import type { PermissionDenied } from "../Errors.ts"
+import { PLANS, PlanId, Role } from "./Account.ts"
+import { AccountsRepo } from "./AccountsRepo.ts"
+
+export const Me = Schema.Struct({
+  account: Schema.Struct({
+    user_id: Schema.String,
+    owner_user_id: Schema.String,
+    role: Role,
+    is_owner: Schema.Boolean,
+    auth_type: Schema.Literal("api_key")
+  }),
+  scopes: Schema.Array(Scopes.Scope),
+  permissions: Schema.Array(Schema.String)
+}).annotate({ identifier: "Me" })
+
+export const Usage = Schema.Struct({
+  usage: Schema.Struct({ messages_used: Schema.Int, messages_limit: Schema.Int }),
+  subscription: Schema.Struct({ plan_id: PlanId, status: Schema.Literal("active") })
+}).annotate({ identifier: "Usage" })
+
+/** Start of the current calendar month, UTC. */
+const monthStart = (millis: number): string => {
+  const now = new Date(millis)
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString()
+}
+
+/** What the caller may learn about itself: `/api/me` and `/api/usage`. */
+export class Identity extends Context.Service<
+  Identity,
+  {
+    readonly me: Effect.Effect<typeof Me.Type, never, CurrentPrincipal>
+    readonly usage: Effect.Effect<typeof Usage.Type, PermissionDenied, CurrentPrincipal>
+  }
+>()("core/Identity") {
+  static readonly layer = Layer.effect(
+    Identity,
+    Effect.gen(function* () {
+      const accounts = yield* AccountsRepo
+
+      const me = Effect.map(CurrentPrincipal, (principal) => ({
+        account: {
+          user_id: principal.userId,
+          owner_user_id: principal.ownerUserId,
+          role: principal.role,
+          is_owner: principal.userId === principal.ownerUserId,
+          auth_type: "api_key" as const
+        },
+        scopes: principal.scopes,
+        permissions: Scopes.permissionsOf(principal.scopes)
+      }))
+
+      const usage = Effect.gen(function* () {
+        const principal = yield* authorize("analytics.view")
+        const account = yield* accounts.findAccount(principal.accountId)
+        // The key's account exists as long as the key does; a miss here is a broken store.
+        if (account === undefined) return yield* Effect.die(new Error(`account ${principal.accountId} vanished`))
+        const used = yield* accounts.countMessagesSentSince(account.id, monthStart(yield* Clock.currentTimeMillis))
+        return {
+          usage: { messages_used: used, messages_limit: PLANS[account.planId] },
+          subscription: { plan_id: account.planId, status: account.subscriptionStatus }
+        }
+      }).pipe(Effect.withSpan("Identity.usage"))
+
+      return Identity.of({ me, usage })
+    })
+  )
+}

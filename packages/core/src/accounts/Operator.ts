@@ -1,0 +1,187 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import * as ApiKeyCredential from "../auth/ApiKeyCredential.ts"
+import type * as Scopes from "../auth/Scopes.ts"
+import { NotFound } from "../Errors.ts"
+import * as Ids from "../Ids.ts"
+import { Text } from "../Text.ts"
+import { Transactor } from "../Transactor.ts"
+import {
+  type Account,
+  AccountName,
+  type ApiKey,
+  DEFAULT_PLAN,
+  KeyName,
+  MemberRole,
+  PlanId,
+  ScopeList
+} from "./Account.ts"
+import { AccountsRepo, ApiKeysRepo } from "./AccountsRepo.ts"
+
+export const CreateAccount = Schema.Struct({ name: AccountName, plan_id: Schema.optional(PlanId) })
+export const CreatedAccount = Schema.Struct({
+  account_id: Schema.String,
+  owner_user_id: Schema.String,
+  api_key: Schema.String
+})
+
+export const CreateUser = Schema.Struct({ role: MemberRole })
+export const CreatedUser = Schema.Struct({ user_id: Schema.String, role: MemberRole })
+
+export const CreateKey = Schema.Struct({
+  name: Schema.optional(KeyName),
+  scopes: Schema.optional(ScopeList),
+  user_id: Schema.optional(Text)
+})
+export const CreatedKey = Schema.Struct({ id: Schema.String, api_key: Schema.String, scopes: ScopeList })
+
+export const KeySummary = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  user_id: Schema.String,
+  prefix: Schema.String,
+  scopes: ScopeList,
+  created_at: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ApiKeySummary" })
+
+export const SetScopes = Schema.Struct({ scopes: ScopeList })
+export const RevokedKey = Schema.Struct({ id: Schema.String, revoked: Schema.Boolean })
+
+const summarize = (key: ApiKey): typeof KeySummary.Type => ({
+  id: key.id,
+  name: key.name,
+  user_id: key.userId,
+  prefix: key.prefix,
+  scopes: key.scopes,
+  created_at: key.createdAt,
+  revoked_at: key.revokedAt
+})
+
+/**
+ * The platform operator's side: accounts, users, plans and API keys. Callers
+ * are trusted (the transport checks the admin token), so there is no scope check.
+ */
+export class Operator extends Context.Service<
+  Operator,
+  {
+    readonly createAccount: (input: typeof CreateAccount.Type) => Effect.Effect<typeof CreatedAccount.Type>
+    readonly createUser: (
+      accountId: string,
+      input: typeof CreateUser.Type
+    ) => Effect.Effect<typeof CreatedUser.Type, NotFound>
+    readonly createKey: (
+      accountId: string,
+      input: typeof CreateKey.Type
+    ) => Effect.Effect<typeof CreatedKey.Type, NotFound>
+    readonly listKeys: (accountId: string) => Effect.Effect<ReadonlyArray<typeof KeySummary.Type>, NotFound>
+    readonly setScopes: (
+      keyId: string,
+      scopes: ReadonlyArray<Scopes.Scope>
+    ) => Effect.Effect<typeof KeySummary.Type, NotFound>
+    readonly revokeKey: (keyId: string) => Effect.Effect<typeof RevokedKey.Type, NotFound>
+  }
+>()("core/Operator") {
+  static readonly layer = Layer.effect(
+    Operator,
+    Effect.gen(function* () {
+      const accounts = yield* AccountsRepo
+      const keys = yield* ApiKeysRepo
+      const transactor = yield* Transactor
+
+      const issueKey = Effect.fnUntraced(function* (
+        accountId: string,
+        userId: string,
+        name: string,
+        scopes: ReadonlyArray<Scopes.Scope>
+      ) {
+        const apiKey = yield* ApiKeyCredential.generate
+        const record: ApiKey = {
+          id: yield* Ids.make("key"),
+          accountId,
+          userId,
+          name,
+          scopes,
+          hash: yield* ApiKeyCredential.hash(apiKey),
+          prefix: ApiKeyCredential.visiblePrefix(apiKey),
+          createdAt: yield* Ids.now,
+          revokedAt: null
+        }
+        yield* keys.insert(record)
+        return { record, apiKey }
+      })
+
+      const requireAccount = (accountId: string) =>
+        Effect.flatMap(accounts.findAccount(accountId), (account) =>
+          account === undefined
+            ? Effect.fail(new NotFound({ resource: "account", id: accountId }))
+            : Effect.succeed(account)
+        )
+
+      const requireKey = (keyId: string) =>
+        Effect.flatMap(keys.find(keyId), (key) =>
+          key === undefined ? Effect.fail(new NotFound({ resource: "api key", id: keyId })) : Effect.succeed(key)
+        )
+
+      const createAccount = Effect.fn("Operator.createAccount")(function* (input: typeof CreateAccount.Type) {
+        const createdAt = yield* Ids.now
+        const account: Account = {
+          id: yield* Ids.uuid,
+          name: input.name,
+          ownerUserId: yield* Ids.uuid,
+          planId: input.plan_id ?? DEFAULT_PLAN,
+          subscriptionStatus: "active",
+          createdAt
+        }
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            yield* accounts.insertAccount(account, {
+              id: account.ownerUserId,
+              accountId: account.id,
+              role: "owner",
+              createdAt
+            })
+            const { apiKey } = yield* issueKey(account.id, account.ownerUserId, "owner key", [])
+            return { account_id: account.id, owner_user_id: account.ownerUserId, api_key: apiKey }
+          })
+        )
+      })
+
+      const createUser = Effect.fn("Operator.createUser")(function* (accountId: string, input: typeof CreateUser.Type) {
+        yield* requireAccount(accountId)
+        const user = { id: yield* Ids.uuid, accountId, role: input.role, createdAt: yield* Ids.now }
+        yield* accounts.insertUser(user)
+        return { user_id: user.id, role: input.role }
+      })
+
+      const createKey = Effect.fn("Operator.createKey")(function* (accountId: string, input: typeof CreateKey.Type) {
+        const account = yield* requireAccount(accountId)
+        const userId = input.user_id ?? account.ownerUserId
+        if ((yield* accounts.findUser(accountId, userId)) === undefined) {
+          return yield* new NotFound({ resource: "user", id: userId })
+        }
+        const scopes = input.scopes ?? []
+        const { record, apiKey } = yield* issueKey(accountId, userId, input.name ?? "", scopes)
+        return { id: record.id, api_key: apiKey, scopes }
+      })
+
+      const listKeys = Effect.fn("Operator.listKeys")(function* (accountId: string) {
+        yield* requireAccount(accountId)
+        return (yield* keys.listByAccount(accountId)).map(summarize)
+      })
+
+      const setScopes = Effect.fn("Operator.setScopes")(function* (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) {
+        const key = yield* requireKey(keyId)
+        yield* keys.setScopes(keyId, scopes)
+        return summarize({ ...key, scopes })
+      })
+
+      const revokeKey = Effect.fn("Operator.revokeKey")(function* (keyId: string) {
+        const key = yield* requireKey(keyId)
+        if (key.revokedAt === null) yield* keys.revoke(keyId, yield* Ids.now)
+        return { id: keyId, revoked: true }
+      })
+
+      return Operator.of({ createAccount, createUser, createKey, listKeys, setScopes, revokeKey })
+    })
+  )
+}

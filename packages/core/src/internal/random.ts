@@ -1,0 +1,57 @@
+import { Base64, Base64Url, Hex } from "effect/encoding"
+
+// Web Crypto is a global in every supported runtime, so core needs no platform import for it.
+const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// Ids are made on every request; one call to the CSPRNG per 4 KiB instead of per id.
+const POOL_SIZE = 4096
+let pool = new Uint8Array(0)
+let offset = 0
+
+export const randomBytes = (length: number): Uint8Array => {
+  if (length > POOL_SIZE) return globalThis.crypto.getRandomValues(new Uint8Array(length))
+  if (offset + length > pool.length) {
+    pool = globalThis.crypto.getRandomValues(new Uint8Array(POOL_SIZE))
+    offset = 0
+  }
+  const bytes = pool.slice(offset, offset + length)
+  offset += length
+  return bytes
+}
+
+export const base64url = (bytes: Uint8Array): string => Base64Url.encode(bytes)
+
+export const base64 = (bytes: Uint8Array): string => Base64.encode(bytes)
+
+export const uuid = (): string => globalThis.crypto.randomUUID()
+
+/** A lower-case ULID: 10 chars of milliseconds then 16 random chars, so ids sort by creation time. */
+export const ulid = (millis: number): string => {
+  let time = ""
+  let t = millis
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  const bytes = randomBytes(16)
+  let rand = ""
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32]
+  return time + rand
+}
+
+interface NodeCrypto {
+  readonly createHash: (algorithm: string) => { update(text: string): { digest(encoding: "hex"): string } }
+}
+
+// On Node, the built-in module hashes synchronously, several times faster than Web
+// Crypto's promise (it is on every authenticated request); reached without an import
+// so that core still runs wherever Web Crypto does.
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined
+
+export const sha256HexSync: ((text: string) => string) | undefined =
+  nodeCrypto === undefined ? undefined : (text) => nodeCrypto.createHash("sha256").update(text).digest("hex")
+
+export const sha256Hex = async (text: string): Promise<string> =>
+  Hex.encode(new Uint8Array(await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))))

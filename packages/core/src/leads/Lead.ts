@@ -1,0 +1,79 @@
+import { Schema } from "effect"
+import { jsonProblem, Text } from "../Text.ts"
+import { PhoneNumber } from "./Phone.ts"
+
+export const LeadStatus = Schema.Literals(["new", "contacted", "qualified", "won", "lost"]).annotate({
+  identifier: "LeadStatus"
+})
+export type LeadStatus = typeof LeadStatus.Type
+
+const MAX_ATTRIBUTES_BYTES = 16 * 1024
+
+const Name = Text.check(
+  Schema.isMinLength(1, { message: "name must not be empty" }),
+  Schema.isMaxLength(200, { message: "name must be at most 200 characters" })
+)
+
+const Email = Text.check(
+  Schema.isMaxLength(254, { message: "email must be at most 254 characters" }),
+  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "email must be an email address" })
+)
+
+const Tag = Text.check(
+  Schema.isMinLength(1, { message: "a tag must not be empty" }),
+  Schema.isMaxLength(64, { message: "a tag must be at most 64 characters" })
+)
+const Tags = Schema.Array(Tag).check(Schema.isMaxLength(50, { message: "at most 50 tags" }))
+
+// One filter, in order: the size check serialises the value, which would overflow the
+// stack on a deeply nested one, so depth (and NUL) are checked first and stop it.
+const Attributes = Schema.Record(Schema.String, Schema.Unknown).check(
+  Schema.makeFilter((value: Record<string, unknown>) => {
+    const problem = jsonProblem(value)
+    if (problem !== undefined) return problem
+    return (
+      new TextEncoder().encode(JSON.stringify(value)).length <= MAX_ATTRIBUTES_BYTES ||
+      "attributes must be at most 16 KiB of JSON"
+    )
+  })
+)
+
+export const Lead = Schema.Struct({
+  id: Schema.String.annotate({ description: "`ld_` followed by a sortable id" }),
+  name: Schema.String,
+  phone: Schema.String.annotate({ description: "E.164" }),
+  email: Schema.NullOr(Schema.String),
+  tags: Schema.Array(Schema.String),
+  status: LeadStatus,
+  assigned_user_id: Schema.NullOr(Schema.String),
+  attributes: Schema.Record(Schema.String, Schema.Unknown),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "Lead" })
+export type Lead = typeof Lead.Type
+
+// Fields a caller may set on create and change on update; name and phone are
+// required on create only.
+const settable = {
+  email: Schema.optional(Schema.NullOr(Email)),
+  tags: Schema.optional(Tags),
+  status: Schema.optional(LeadStatus),
+  assigned_user_id: Schema.optional(Schema.NullOr(Schema.String)),
+  attributes: Schema.optional(Attributes)
+}
+
+export const CreateLead = Schema.Struct({ name: Name, phone: PhoneNumber, ...settable }).annotate({
+  identifier: "CreateLead"
+})
+export type CreateLead = typeof CreateLead.Type
+
+export const UpdateLead = Schema.Struct({
+  name: Schema.optional(Name),
+  phone: Schema.optional(PhoneNumber),
+  ...settable
+}).annotate({ identifier: "UpdateLead" })
+export type UpdateLead = typeof UpdateLead.Type
+
+export const DeletedLead = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotate({
+  identifier: "DeletedLead"
+})

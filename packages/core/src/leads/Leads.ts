@@ -1,0 +1,127 @@
+import { Context, Effect, Layer } from "effect"
+import { AccountsRepo } from "../accounts/AccountsRepo.ts"
+import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
+import { type Conflict, decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import { emit, type Outbox } from "../events/Outbox.ts"
+import * as Ids from "../Ids.ts"
+import * as Pagination from "../Pagination.ts"
+import { Transactor } from "../Transactor.ts"
+import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
+import { LeadsRepo } from "./LeadsRepo.ts"
+
+type Needs = CurrentPrincipal
+
+export class Leads extends Context.Service<
+  Leads,
+  {
+    readonly list: (
+      page: Pagination.Page
+    ) => Effect.Effect<{ leads: ReadonlyArray<Lead>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly get: (id: string) => Effect.Effect<Lead, PermissionDenied | NotFound, Needs>
+    readonly create: (input: CreateLead) => Effect.Effect<Lead, PermissionDenied | Conflict | InvalidInput, Needs>
+    readonly update: (
+      id: string,
+      input: UpdateLead
+    ) => Effect.Effect<Lead, PermissionDenied | NotFound | Conflict | InvalidInput, Needs>
+    readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
+  }
+>()("core/Leads") {
+  static readonly layer: Layer.Layer<Leads, never, LeadsRepo | AccountsRepo | Transactor | Outbox> = Layer.effect(
+    Leads,
+    Effect.gen(function* () {
+      const repo = yield* LeadsRepo
+      const accounts = yield* AccountsRepo
+      const transactor = yield* Transactor
+      const outbox = yield* Effect.context<Outbox>()
+      const withOutbox = Effect.provideContext(outbox)
+
+      const notFound = (id: string) => new NotFound({ resource: "lead", id })
+
+      const checkAssignee = Effect.fnUntraced(function* (accountId: string, userId: string | null | undefined) {
+        if (userId === null || userId === undefined) return
+        if ((yield* accounts.findUser(accountId, userId)) === undefined) {
+          return yield* new InvalidInput({
+            message: "assigned_user_id is not a user of this account",
+            details: [{ path: "assigned_user_id", message: "no such user in this account" }]
+          })
+        }
+      })
+
+      const list = Effect.fn("Leads.list")(function* (page: Pagination.Page) {
+        const principal = yield* authorize("leads.view")
+        const slice = yield* repo.list(principal.accountId, page)
+        return { leads: slice.items, meta: Pagination.meta(page, slice.total) }
+      })
+
+      const get = Effect.fn("Leads.get")(function* (id: string) {
+        const principal = yield* authorize("leads.view")
+        const lead = yield* repo.find(principal.accountId, id)
+        return lead ?? (yield* notFound(id))
+      })
+
+      const decodeCreate = decodeInput(CreateLead, "lead")
+      const decodeUpdate = decodeInput(UpdateLead, "lead")
+
+      const create = Effect.fn("Leads.create")(function* (raw: CreateLead) {
+        const principal = yield* authorize("leads.create")
+        const input = yield* decodeCreate(raw)
+        if (input.assigned_user_id != null) yield* authorize("leads.assign")
+        yield* checkAssignee(principal.accountId, input.assigned_user_id)
+        const now = yield* Ids.now
+        const lead: Lead = {
+          id: yield* Ids.make("ld"),
+          name: input.name,
+          phone: input.phone,
+          email: input.email ?? null,
+          tags: input.tags ?? [],
+          status: input.status ?? "new",
+          assigned_user_id: input.assigned_user_id ?? null,
+          attributes: input.attributes ?? {},
+          created_at: now,
+          updated_at: now
+        }
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            yield* repo.insert(principal.accountId, lead)
+            yield* emit("lead.created", lead).pipe(withOutbox)
+            return lead
+          })
+        )
+      })
+
+      const update = Effect.fn("Leads.update")(function* (id: string, raw: UpdateLead) {
+        const principal = yield* authorize("leads.update")
+        const input = yield* decodeUpdate(raw)
+        if (input.assigned_user_id !== undefined) yield* authorize("leads.assign")
+        yield* checkAssignee(principal.accountId, input.assigned_user_id)
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const current = yield* repo.find(principal.accountId, id)
+            if (current === undefined) return yield* notFound(id)
+            const next: Lead = {
+              ...current,
+              ...Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
+              updated_at: yield* Ids.now
+            }
+            const updated = yield* repo.update(principal.accountId, next)
+            return updated ?? (yield* notFound(id))
+          })
+        )
+      })
+
+      const remove = Effect.fn("Leads.remove")(function* (id: string) {
+        const principal = yield* authorize("leads.delete")
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const removed = yield* repo.remove(principal.accountId, id)
+            if (removed === undefined) return yield* notFound(id)
+            yield* emit("lead.deleted", removed).pipe(withOutbox)
+            return { id, deleted: true as const }
+          })
+        )
+      })
+
+      return Leads.of({ list, get, create, update, remove })
+    })
+  )
+}

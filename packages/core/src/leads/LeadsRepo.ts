@@ -1,0 +1,21 @@
+import { Context, type Effect } from "effect"
+import type { Conflict } from "../Errors.ts"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Lead } from "./Lead.ts"
+
+/** Lead storage, always scoped to one account. Phone numbers are unique per account. */
+export class LeadsRepo extends Context.Service<
+  LeadsRepo,
+  {
+    readonly insert: (accountId: string, lead: Lead) => Effect.Effect<void, Conflict>
+    /** Newest first: `created_at` desc, then `id` desc. */
+    readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Lead>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
+    /** Replaces the stored lead; undefined when it is not in the account. */
+    readonly update: (accountId: string, lead: Lead) => Effect.Effect<Lead | undefined, Conflict>
+    /** Removes the lead and returns it as it was; undefined when it is not in the account. */
+    readonly remove: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
+  }
+>()("core/LeadsRepo") {}
+
+export const phoneTakenMessage = (phone: string) => `A lead with phone ${phone} already exists`

@@ -1,0 +1,71 @@
+import { Schema } from "effect"
+import { EventType } from "../events/Event.ts"
+import { Text } from "../Text.ts"
+
+export const RegisterEndpoint = Schema.Struct({
+  url: Schema.String.annotate({
+    description:
+      "Public https URL receiving POSTs. Loopback, private, link-local and internal addresses are refused (also after DNS, at delivery)."
+  }),
+  events: Schema.Array(EventType).check(
+    Schema.isMinLength(1, { message: "events must name at least one event type" }),
+    Schema.makeFilter((events) => new Set(events).size === events.length || "events must be distinct")
+  ),
+  description: Schema.optional(
+    Text.check(Schema.isMaxLength(500, { message: "description must be at most 500 characters" }))
+  )
+}).annotate({ identifier: "RegisterEndpoint" })
+export type RegisterEndpoint = typeof RegisterEndpoint.Type
+
+export const Endpoint = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(EventType),
+  description: Schema.NullOr(Schema.String),
+  enabled: Schema.Boolean,
+  created_at: Schema.String
+}).annotate({ identifier: "WebhookEndpoint" })
+export type Endpoint = typeof Endpoint.Type
+
+/** The answer to registration: the only time the secret is shown. */
+export const CreatedEndpoint = Schema.Struct({
+  ...Endpoint.fields,
+  secret: Schema.String.annotate({ description: "`whsec_` + base64 of 32 random bytes; shown only here" })
+}).annotate({ identifier: "CreatedWebhookEndpoint" })
+export type CreatedEndpoint = typeof CreatedEndpoint.Type
+
+export const DeletedEndpoint = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })
+
+export const DeliveryStatus = Schema.Literals(["pending", "delivered", "failed", "cancelled"]).annotate({
+  identifier: "DeliveryStatus",
+  description: "`cancelled`: the endpoint was deleted before the delivery succeeded"
+})
+export type DeliveryStatus = typeof DeliveryStatus.Type
+
+export const Attempt = Schema.Struct({
+  number: Schema.Int,
+  attempted_at: Schema.String,
+  status_code: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.Int,
+  error: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "DeliveryAttempt" })
+export type Attempt = typeof Attempt.Type
+
+export const Delivery = Schema.Struct({
+  id: Schema.String,
+  event_id: Schema.String,
+  event_type: EventType,
+  endpoint_id: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Array(Attempt),
+  next_attempt_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "WebhookDelivery" })
+export type Delivery = typeof Delivery.Type
+
+/** A stored endpoint, secret included: what the worker and the repo see. */
+export interface EndpointRecord extends Endpoint {
+  readonly accountId: string
+  readonly secret: string
+}

@@ -1,0 +1,107 @@
+import { Context, Effect, Layer } from "effect"
+import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
+import { Conflict, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import * as Ids from "../Ids.ts"
+import * as Random from "../internal/random.ts"
+import * as Pagination from "../Pagination.ts"
+import { SECRET_PREFIX } from "./Signature.ts"
+import { problemWith } from "./UrlPolicy.ts"
+import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
+import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
+
+/** Deployment settings for webhooks; the safe values are the defaults. */
+export class WebhookSettings extends Context.Reference<{ readonly allowPrivateUrls: boolean }>("core/WebhookSettings", {
+  defaultValue: () => ({ allowPrivateUrls: false })
+}) {}
+
+const publicView = (record: EndpointRecord): Endpoint => ({
+  id: record.id,
+  url: record.url,
+  events: record.events,
+  description: record.description,
+  enabled: record.enabled,
+  created_at: record.created_at
+})
+
+type Needs = CurrentPrincipal
+
+/** Endpoint registration and the delivery log. Only full-access keys manage webhooks. */
+export class Webhooks extends Context.Service<
+  Webhooks,
+  {
+    readonly register: (
+      input: RegisterEndpoint
+    ) => Effect.Effect<CreatedEndpoint, PermissionDenied | InvalidInput, Needs>
+    readonly listEndpoints: (
+      page: Pagination.Page
+    ) => Effect.Effect<{ endpoints: ReadonlyArray<Endpoint>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
+    readonly listDeliveries: (
+      filter: DeliveryFilter,
+      page: Pagination.Page
+    ) => Effect.Effect<{ deliveries: ReadonlyArray<Delivery>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly redeliver: (id: string) => Effect.Effect<Delivery, PermissionDenied | NotFound | Conflict, Needs>
+  }
+>()("core/Webhooks") {
+  static readonly layer = Layer.effect(
+    Webhooks,
+    Effect.gen(function* () {
+      const repo = yield* WebhooksRepo
+      const settings = yield* WebhookSettings
+      const manage = authorize("webhooks.manage")
+
+      const register = Effect.fn("Webhooks.register")(function* (input: RegisterEndpoint) {
+        const principal = yield* manage
+        const problem = problemWith(input.url, { allowPrivate: settings.allowPrivateUrls })
+        if (problem !== undefined) {
+          return yield* new InvalidInput({ message: problem, details: [{ path: "url", message: problem }] })
+        }
+        const record: EndpointRecord = {
+          id: yield* Ids.uuid,
+          accountId: principal.accountId,
+          url: input.url,
+          events: input.events,
+          description: input.description ?? null,
+          enabled: true,
+          created_at: yield* Ids.now,
+          secret: SECRET_PREFIX + Random.base64(Random.randomBytes(32))
+        }
+        yield* repo.insertEndpoint(record)
+        return { ...publicView(record), secret: record.secret }
+      })
+
+      const listEndpoints = Effect.fn("Webhooks.listEndpoints")(function* (page: Pagination.Page) {
+        const principal = yield* manage
+        const slice = yield* repo.listEndpoints(principal.accountId, page)
+        return { endpoints: slice.items.map(publicView), meta: Pagination.meta(page, slice.total) }
+      })
+
+      const remove = Effect.fn("Webhooks.remove")(function* (id: string) {
+        const principal = yield* manage
+        if (!(yield* repo.deleteEndpoint(principal.accountId, id, yield* Ids.now))) {
+          return yield* new NotFound({ resource: "webhook endpoint", id })
+        }
+        return { id, deleted: true as const }
+      })
+
+      const listDeliveries = Effect.fn("Webhooks.listDeliveries")(function* (
+        filter: DeliveryFilter,
+        page: Pagination.Page
+      ) {
+        const principal = yield* manage
+        const slice = yield* repo.listDeliveries(principal.accountId, filter, page)
+        return { deliveries: slice.items, meta: Pagination.meta(page, slice.total) }
+      })
+
+      const redeliver = Effect.fn("Webhooks.redeliver")(function* (id: string) {
+        const principal = yield* manage
+        const result = yield* repo.redeliver(principal.accountId, id, yield* Ids.now)
+        if (result === undefined) return yield* new NotFound({ resource: "delivery", id })
+        if (result === "gone") return yield* new Conflict({ message: "The endpoint of this delivery was deleted" })
+        return result
+      })
+
+      return Webhooks.of({ register, listEndpoints, remove, listDeliveries, redeliver })
+    })
+  )
+}

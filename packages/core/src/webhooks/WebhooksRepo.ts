@@ -1,0 +1,28 @@
+import { Context, type Effect } from "effect"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Delivery, DeliveryStatus, EndpointRecord } from "./Webhook.ts"
+
+export interface DeliveryFilter {
+  readonly endpointId?: string | undefined
+  readonly status?: DeliveryStatus | undefined
+}
+
+/** Webhook endpoints and the delivery log, always scoped to one account. */
+export class WebhooksRepo extends Context.Service<
+  WebhooksRepo,
+  {
+    readonly insertEndpoint: (endpoint: EndpointRecord) => Effect.Effect<void>
+    /** Newest first; deleted endpoints are not listed. */
+    readonly listEndpoints: (accountId: string, page: Page) => Effect.Effect<Slice<EndpointRecord>>
+    /** Marks the endpoint deleted and cancels its pending deliveries; false when it was not there. */
+    readonly deleteEndpoint: (accountId: string, id: string, at: string) => Effect.Effect<boolean>
+    /** Newest first. */
+    readonly listDeliveries: (accountId: string, filter: DeliveryFilter, page: Page) => Effect.Effect<Slice<Delivery>>
+    readonly findDelivery: (accountId: string, id: string) => Effect.Effect<Delivery | undefined>
+    /**
+     * Queues the delivery for a fresh round of attempts now; "gone" when its
+     * endpoint was deleted, undefined when it is not in the account.
+     */
+    readonly redeliver: (accountId: string, id: string, at: string) => Effect.Effect<Delivery | "gone" | undefined>
+  }
+>()("core/WebhooksRepo") {}

@@ -1,0 +1,21 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { AdminApi } from "./admin/AdminApi.ts"
+import { IdentityApi } from "./identity/IdentityApi.ts"
+import { LeadsApi } from "./leads/LeadsApi.ts"
+import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
+
+export class Api extends HttpApi.make("leadline")
+  .add(IdentityApi)
+  .add(LeadsApi)
+  .add(WebhooksApi)
+  .add(AdminApi)
+  // Unknown body fields are refused rather than dropped: a typo should not pass silently.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Leadline API",
+      version: "0.1.0",
+      description:
+        'Messaging and lead management for WhatsApp-first CRMs. Every request carries `Authorization: Bearer <API key>`. Errors are `{"error", "code"}` JSON; every response has `X-Request-Id`.'
+    })
+  ) {}

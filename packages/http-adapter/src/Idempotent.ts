@@ -1,0 +1,122 @@
+import { createHash } from "node:crypto"
+import { Effect, Layer, Schema } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiEndpoint, HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
+import type { HttpRouter } from "effect/http"
+import type { CurrentPrincipal } from "@leadline/core/auth/Principal"
+import { Idempotency, IdempotencyKey } from "@leadline/core/idempotency/Idempotency"
+import type { StoredResponse } from "@leadline/core/idempotency/IdempotencyStore"
+import { fromDomain, fromUnknown, toResponse } from "./ErrorMapping.ts"
+import { IdempotencyInProgress, IdempotencyKeyReused, ValidationError } from "./WireErrors.ts"
+
+/**
+ * Applies the core idempotency rules to an endpoint: the request is fingerprinted
+ * (method, path, body), the response it produced is kept per account and key,
+ * and a retry gets that response back with `Idempotent-Replayed: true`.
+ */
+export class Idempotent extends HttpApiMiddleware.Service<Idempotent, { requires: CurrentPrincipal }>()(
+  "leadline/Idempotent",
+  { error: [ValidationError, IdempotencyInProgress, IdempotencyKeyReused] }
+) {}
+
+const HEADER = "idempotency-key"
+const isValidKey = Schema.is(IdempotencyKey)
+const invalidKey = new ValidationError({
+  error: "Idempotency-Key must be 1 to 200 printable ASCII characters",
+  details: [{ path: "Idempotency-Key", message: "must be 1 to 200 printable ASCII characters" }]
+})
+
+const fingerprintOf = (method: string, url: string, body: string) =>
+  createHash("sha256").update(`${method} ${url}\n`).update(body).digest("hex")
+
+const decoder = new TextDecoder()
+
+const bodyText = (response: HttpServerResponse.HttpServerResponse): string => {
+  const body = response.body
+  switch (body._tag) {
+    case "Uint8Array":
+      return decoder.decode(body.body)
+    case "Raw":
+      return typeof body.body === "string" ? body.body : JSON.stringify(body.body)
+    default:
+      return ""
+  }
+}
+
+const store = (response: HttpServerResponse.HttpServerResponse): StoredResponse => ({
+  status: response.status,
+  contentType: ("contentType" in response.body ? response.body.contentType : undefined) ?? "application/json",
+  body: bodyText(response)
+})
+
+const replay = (stored: StoredResponse) =>
+  HttpServerResponse.text(stored.body, {
+    status: stored.status,
+    contentType: stored.contentType,
+    headers: { "idempotent-replayed": "true" }
+  })
+
+export const layer = Layer.effect(
+  Idempotent,
+  Effect.gen(function* () {
+    const idempotency = yield* Idempotency
+    return Idempotent.of((handler) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const key = request.headers[HEADER]
+        if (key === undefined) return yield* handler
+        if (!isValidKey(key)) return toResponse(invalidKey)
+        const body = yield* Effect.orDie(request.text)
+        let original: HttpServerResponse.HttpServerResponse | undefined
+        // Typed failures become their wire response here, so that they are stored
+        // too; defects propagate, roll the transaction back and release the key.
+        const operation = Effect.catch(handler, (error) =>
+          Effect.map(fromUnknown(error), ({ error }) => toResponse(error))
+        ).pipe(
+          Effect.map((response) => {
+            original = response
+            return store(response)
+          })
+        )
+        return yield* idempotency.execute(key, fingerprintOf(request.method, request.url, body), operation).pipe(
+          Effect.map((outcome) => (outcome.replayed || original === undefined ? replay(outcome.response) : original)),
+          Effect.catchTags({
+            IdempotencyInProgress: (e) => Effect.succeed(toResponse(fromDomain(e))),
+            IdempotencyKeyReused: (e) => Effect.succeed(toResponse(fromDomain(e)))
+          })
+        )
+      })
+    )
+  })
+)
+
+export const IdempotencyHeaders = { [HEADER]: Schema.optional(IdempotencyKey) }
+
+/**
+ * A create endpoint: `POST`, 201 on success, and idempotent by declaration.
+ * Every create in the API is declared through this, so each one gets the
+ * `Idempotency-Key` header, its errors and its behaviour without repeating them.
+ */
+export const create = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  Payload extends Schema.Top,
+  Success extends Schema.Top,
+  const Error extends ReadonlyArray<Schema.Top>
+>(
+  name: Name,
+  path: Path,
+  options: { readonly payload: Payload; readonly success: Success; readonly error: Error }
+) =>
+  HttpApiEndpoint.post<Name, Path, never, never, Payload, typeof IdempotencyHeaders, Success["Rebuild"], Error>(
+    name,
+    path,
+    {
+      payload: options.payload,
+      success: options.success.pipe(HttpApiSchema.status(201)),
+      headers: IdempotencyHeaders,
+      // Error schemas of creates are plain JSON errors, never streams: the check the
+      // constructor runs on a concrete type cannot be stated for a type parameter.
+      error: options.error as never
+    }
+  ).middleware(Idempotent)

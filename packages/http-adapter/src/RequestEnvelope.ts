@@ -1,0 +1,107 @@
+import { ByteSize, Cause, Context, Duration, Effect } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { makeUnsafe as makeId } from "@leadline/core/Ids"
+import { fromCause, toResponse } from "./ErrorMapping.ts"
+import { NotFound, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+const isJson = (contentType: string | undefined) => {
+  if (contentType === undefined) return false
+  // Only application/json itself: the API decodes nothing else, so other +json types are 415 here too.
+  return contentType.split(";", 1)[0]!.trim().toLowerCase() === "application/json"
+}
+
+const tooLarge = (maxBytes: number) =>
+  // Closing the connection spares reading a body we will not use.
+  HttpServerResponse.setHeader(
+    toResponse(new PayloadTooLarge({ error: `The request body is over the limit of ${maxBytes} bytes` })),
+    "connection",
+    "close"
+  )
+
+const notJson = toResponse(new UnsupportedMediaType({ error: "The request body must be application/json" }))
+
+const noRoute = toResponse(new NotFound({ error: "No such route" }))
+
+/**
+ * Checks a body before anything reads it: over the limit is 413 (also while
+ * streaming a chunked body), anything but JSON is 415; and bounds the time a
+ * request may take. Applied to the API routes only, so an unknown route stays a 404.
+ */
+export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number) => {
+  const maxBodySize = ByteSize.bytes(maxBodyBytes)
+  const timeout = Duration.seconds(timeoutSeconds)
+  const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
+  return HttpRouter.middleware((handler) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (BODY_METHODS.has(request.method)) {
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(tooLarge(maxBodyBytes))
+        const contentType = request.headers["content-type"]
+        const hasBody = (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+        // A declared type that is not JSON is refused even on an empty body: HttpApi would answer it in plain text.
+        if ((hasBody || contentType !== undefined) && !isJson(contentType)) return Effect.succeed(notJson)
+      }
+      // Nothing waits forever: a stuck dependency frees the connection with a 503.
+      return Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, maxBodySize).pipe(
+        Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.succeed(tooSlow) })
+      )
+    })
+  ).layer
+}
+
+/**
+ * Headers that something deep in a request (the rate limiter) wants on its
+ * answer, whatever that answer turns out to be: HttpApi encodes errors after the
+ * middlewares have run, so they cannot add headers to them themselves.
+ */
+export const ResponseHeaders = Context.Reference<Record<string, string> | undefined>("leadline/ResponseHeaders", {
+  defaultValue: () => undefined
+})
+
+const withHeaders = (response: HttpServerResponse.HttpServerResponse, extra: Record<string, string>) =>
+  Object.keys(extra).length === 0 ? response : HttpServerResponse.setHeaders(response, extra)
+
+const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestId: string) =>
+  // HttpApi encodes the 401 of the auth middleware itself; the challenge header is added here.
+  response.status === 401
+    ? HttpServerResponse.setHeaders(response, { "x-request-id": requestId, "www-authenticate": "Bearer" })
+    : HttpServerResponse.setHeader(response, "x-request-id", requestId)
+
+/**
+ * The outermost layer of every response: an `X-Request-Id`, and a JSON error body
+ * for whatever escaped the routes (unknown route, unreadable body, a defect).
+ * Unexpected failures are logged with the request id; the caller sees a generic 500.
+ * Written without generators: it runs on every request.
+ */
+export const envelope = HttpRouter.middleware(
+  (handler) =>
+    Effect.withFiber((fiber) => {
+      const requestId = makeId("req")
+      const url = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).url
+      // The router ends a path at ";" (matrix parameters), which would serve /leads/;x as the list.
+      const query = url.indexOf("?")
+      if (url.lastIndexOf(";", query === -1 ? url.length : query) !== -1) {
+        return Effect.succeed(withRequestId(noRoute, requestId))
+      }
+      const extra: Record<string, string> = {}
+      return Effect.matchCauseEffect(Effect.provideService(handler, ResponseHeaders, extra), {
+        onSuccess: (response) => Effect.succeed(withHeaders(withRequestId(response, requestId), extra)),
+        onFailure: (cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.flatMap(fromCause(cause), ({ error, expected }) =>
+                Effect.as(
+                  expected
+                    ? Effect.void
+                    : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: requestId })),
+                  withHeaders(withRequestId(toResponse(error), requestId), extra)
+                )
+              )
+      })
+    }),
+  { global: true }
+)

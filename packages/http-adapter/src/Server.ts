@@ -1,0 +1,49 @@
+import { Layer } from "effect"
+import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import * as AdminAuthentication from "./admin/AdminAuthentication.ts"
+import * as AdminHandlers from "./admin/AdminHandlers.ts"
+import { Api } from "./Api.ts"
+import * as Health from "./Health.ts"
+import * as Authentication from "./Authentication.ts"
+import * as Idempotent from "./Idempotent.ts"
+import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
+import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
+import * as RequestEnvelope from "./RequestEnvelope.ts"
+import * as RequestErrors from "./RequestErrors.ts"
+import * as WebhooksHandlers from "./webhooks/WebhooksHandlers.ts"
+
+export const OPENAPI_PATH = "/api/openapi.json"
+export const DOCS_PATH = "/docs"
+
+export interface Options {
+  /** Largest accepted request body; 1 MiB unless set. */
+  readonly maxBodyBytes?: number | undefined
+  /** How long an API request may take before it is answered 503; 30 s unless set. */
+  readonly requestTimeoutSeconds?: number | undefined
+}
+
+const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
+  Layer.provide([IdentityHandlers.layer, LeadsHandlers.layer, WebhooksHandlers.layer, AdminHandlers.layer]),
+  Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])
+)
+
+/**
+ * Every route of the API, its OpenAPI document and docs page, and the request
+ * envelope, and the health checks. Needs the core services, the admin token and
+ * a `Readiness` (and, for per-key limits, `RateLimit.Settings` with a
+ * `RateLimiter`); serve it with `HttpRouter.serve` on any HTTP server.
+ */
+export const routes = (options: Options = {}) =>
+  Layer.mergeAll(
+    apiRoutes.pipe(
+      Layer.provide(
+        RequestEnvelope.bodyGuard(
+          options.maxBodyBytes ?? RequestEnvelope.DEFAULT_MAX_BODY_BYTES,
+          options.requestTimeoutSeconds ?? 30
+        )
+      )
+    ),
+    HttpApiScalar.layer(Api, { path: DOCS_PATH }),
+    Health.routes,
+    RequestEnvelope.envelope
+  )

@@ -1,0 +1,162 @@
+import { Schema } from "effect"
+
+/**
+ * The error bodies of CONTRACT.md: `{"error": <message>, "code": <code>}`, plus
+ * `details` on validation errors. The `_tag` getter lets Effect tell the classes
+ * apart without putting a `_tag` on the wire.
+ */
+
+const Detail = Schema.Struct({ path: Schema.String, message: Schema.String })
+
+export class ValidationError extends Schema.Error<ValidationError>("ValidationError")(
+  {
+    error: Schema.String,
+    code: Schema.tag("validation_error"),
+    details: Schema.optional(Schema.Array(Detail))
+  },
+  { httpApiStatus: 400, description: "The request is malformed: bad JSON, wrong types or values out of range." }
+) {
+  get _tag() {
+    return "ValidationError" as const
+  }
+}
+
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(
+  { error: Schema.String, code: Schema.tag("unauthorized") },
+  { httpApiStatus: 401, description: "Missing, malformed, unknown or revoked credentials." }
+) {
+  get _tag() {
+    return "Unauthorized" as const
+  }
+}
+
+export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(
+  { error: Schema.String, code: Schema.tag("forbidden") },
+  { httpApiStatus: 403, description: "The key lacks the scope the operation needs." }
+) {
+  get _tag() {
+    return "Forbidden" as const
+  }
+}
+
+export class NotFound extends Schema.Error<NotFound>("NotFound")(
+  { error: Schema.String, code: Schema.tag("not_found") },
+  { httpApiStatus: 404, description: "No such route, or no such resource in the caller's account." }
+) {
+  get _tag() {
+    return "NotFound" as const
+  }
+}
+
+export class Conflict extends Schema.Error<Conflict>("Conflict")(
+  { error: Schema.String, code: Schema.tag("conflict") },
+  { httpApiStatus: 409, description: "The write clashes with existing state." }
+) {
+  get _tag() {
+    return "Conflict" as const
+  }
+}
+
+export class IdempotencyInProgress extends Schema.Error<IdempotencyInProgress>("IdempotencyInProgress")(
+  { error: Schema.String, code: Schema.tag("idempotency_in_progress") },
+  { httpApiStatus: 409, description: "A request with the same Idempotency-Key is still executing; retry shortly." }
+) {
+  get _tag() {
+    return "IdempotencyInProgress" as const
+  }
+}
+
+export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
+  { error: Schema.String, code: Schema.tag("payload_too_large") },
+  { httpApiStatus: 413, description: "The body is over the size limit." }
+) {
+  get _tag() {
+    return "PayloadTooLarge" as const
+  }
+}
+
+export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
+  { error: Schema.String, code: Schema.tag("unsupported_media_type") },
+  { httpApiStatus: 415, description: "The body is not application/json." }
+) {
+  get _tag() {
+    return "UnsupportedMediaType" as const
+  }
+}
+
+export class IdempotencyKeyReused extends Schema.Error<IdempotencyKeyReused>("IdempotencyKeyReused")(
+  { error: Schema.String, code: Schema.tag("idempotency_key_reused") },
+  { httpApiStatus: 422, description: "The Idempotency-Key was used for a different request." }
+) {
+  get _tag() {
+    return "IdempotencyKeyReused" as const
+  }
+}
+
+export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
+  { error: Schema.String, code: Schema.tag("rate_limited") },
+  { httpApiStatus: 429, description: "Too many requests for this key." }
+) {
+  get _tag() {
+    return "RateLimited" as const
+  }
+}
+
+export class InternalError extends Schema.Error<InternalError>("InternalError")(
+  { error: Schema.String, code: Schema.tag("internal_error") },
+  { httpApiStatus: 500, description: "Something unexpected failed; the log has details under the request id." }
+) {
+  get _tag() {
+    return "InternalError" as const
+  }
+}
+
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
+  { error: Schema.String, code: Schema.tag("service_unavailable") },
+  { httpApiStatus: 503, description: "A dependency (the database) is unreachable; retry later." }
+) {
+  get _tag() {
+    return "ServiceUnavailable" as const
+  }
+}
+
+export type WireError =
+  | ValidationError
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | Conflict
+  | IdempotencyInProgress
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | IdempotencyKeyReused
+  | RateLimited
+  | InternalError
+  | ServiceUnavailable
+
+const STATUS: Record<WireError["_tag"], number> = {
+  ValidationError: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  IdempotencyInProgress: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  IdempotencyKeyReused: 422,
+  RateLimited: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503
+}
+
+export const statusOf = (error: WireError): number => STATUS[error._tag]
+
+const TAGS = new Set(Object.keys(STATUS))
+export const isWireError = (u: unknown): u is WireError =>
+  typeof u === "object" && u !== null && "_tag" in u && TAGS.has((u as { _tag: string })._tag) && "code" in u
+
+/** The JSON body as it goes on the wire. */
+export const bodyOf = (error: WireError): Record<string, unknown> =>
+  error._tag === "ValidationError" && error.details !== undefined
+    ? { error: error.error, code: error.code, details: error.details }
+    : { error: error.error, code: error.code }

@@ -1,0 +1,78 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import {
+  CreateAccount,
+  CreatedAccount,
+  CreatedKey,
+  CreatedUser,
+  CreateKey,
+  CreateUser,
+  KeySummary,
+  RevokedKey,
+  SetScopes
+} from "@leadline/core/accounts/Operator"
+import { Id } from "@leadline/core/Text"
+import { RequestErrors } from "../RequestErrors.ts"
+import { NotFound } from "../WireErrors.ts"
+import { AdminAuthentication } from "./AdminAuthentication.ts"
+
+const AccountId = { account_id: Id }
+const KeyId = { key_id: Id }
+
+export class AdminApi extends HttpApiGroup.make("admin")
+  .add(
+    HttpApiEndpoint.post("createAccount", "/accounts", {
+      payload: CreateAccount,
+      success: CreatedAccount.pipe(HttpApiSchema.status(201))
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Create an account",
+        description: "Makes the account, its owner user and a full-access key of the owner. The key is shown only here."
+      })
+    ),
+    HttpApiEndpoint.post("createUser", "/accounts/:account_id/users", {
+      params: AccountId,
+      payload: CreateUser,
+      success: CreatedUser.pipe(HttpApiSchema.status(201)),
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({ summary: "Add a user to an account" })),
+    HttpApiEndpoint.post("createKey", "/accounts/:account_id/keys", {
+      params: AccountId,
+      payload: CreateKey,
+      success: CreatedKey.pipe(HttpApiSchema.status(201)),
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Issue an API key",
+        description: "No scopes means full access. `user_id` defaults to the owner. The key is shown only here."
+      })
+    ),
+    HttpApiEndpoint.get("listKeys", "/accounts/:account_id/keys", {
+      params: AccountId,
+      success: Schema.Struct({ keys: Schema.Array(KeySummary) }),
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({ summary: "List an account's API keys (never the keys themselves)" })),
+    HttpApiEndpoint.patch("setScopes", "/keys/:key_id", {
+      params: KeyId,
+      payload: SetScopes,
+      success: KeySummary,
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({ summary: "Change a key's scopes", description: "Takes effect on the key's next request." })
+    ),
+    HttpApiEndpoint.delete("revokeKey", "/keys/:key_id", {
+      params: KeyId,
+      success: RevokedKey,
+      error: NotFound
+    }).annotateMerge(OpenApi.annotations({ summary: "Revoke a key", description: "The key gets 401 from then on." }))
+  )
+  .middleware(RequestErrors)
+  .middleware(AdminAuthentication)
+  .prefix("/admin/v1")
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Operator",
+      description:
+        "Accounts, users, plans and API keys, for the platform operator. Keep `/admin` off the public network."
+    })
+  ) {}

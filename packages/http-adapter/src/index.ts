@@ -1,0 +1,8 @@
+export * as AdminAuthentication from "./admin/AdminAuthentication.ts"
+export * as Api from "./Api.ts"
+export * as Authentication from "./Authentication.ts"
+export * as Client from "./Client.ts"
+export * as ErrorMapping from "./ErrorMapping.ts"
+export * as Idempotent from "./Idempotent.ts"
+export * as Server from "./Server.ts"
+export * as WireErrors from "./WireErrors.ts"

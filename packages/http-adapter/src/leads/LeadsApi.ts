@@ -1,0 +1,59 @@
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CreateLead, DeletedLead, Lead, UpdateLead } from "@leadline/core/leads/Lead"
+import { Meta, PageQueryFields } from "@leadline/core/Pagination"
+import { Id } from "@leadline/core/Text"
+import { Authentication } from "../Authentication.ts"
+import * as Idempotent from "../Idempotent.ts"
+import { RequestErrors } from "../RequestErrors.ts"
+import { Conflict, Forbidden, NotFound, ValidationError } from "../WireErrors.ts"
+
+export const LeadList = Schema.Struct({ leads: Schema.Array(Lead), meta: Meta }).annotate({ identifier: "LeadList" })
+
+const LeadId = { id: Id.annotate({ description: "A lead id, `ld_…`" }) }
+
+export class LeadsApi extends HttpApiGroup.make("leads")
+  .add(
+    HttpApiEndpoint.get("list", "/", { query: PageQueryFields, success: LeadList, error: Forbidden }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List leads",
+        description: "Newest first (`created_at` desc, then `id` desc). Needs `leads:read` or `leads:write`."
+      })
+    ),
+    Idempotent.create("create", "/", {
+      payload: CreateLead,
+      success: Lead,
+      error: [Forbidden, Conflict, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Create a lead",
+        description:
+          "Phone numbers are normalised to E.164 and unique per account (409 `conflict` otherwise). Emits `lead.created`. Needs `leads:write`."
+      })
+    ),
+    HttpApiEndpoint.get("get", "/:id", { params: LeadId, success: Lead, error: [Forbidden, NotFound] }).annotateMerge(
+      OpenApi.annotations({ summary: "Get a lead", description: "Needs `leads:read` or `leads:write`." })
+    ),
+    HttpApiEndpoint.patch("update", "/:id", {
+      params: LeadId,
+      payload: UpdateLead,
+      success: Lead,
+      error: [Forbidden, NotFound, Conflict, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Update a lead",
+        description: "Only the fields given change; `null` clears `email` or `assigned_user_id`. Needs `leads:write`."
+      })
+    ),
+    HttpApiEndpoint.delete("delete", "/:id", {
+      params: LeadId,
+      success: DeletedLead,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(
+      OpenApi.annotations({ summary: "Delete a lead", description: "Emits `lead.deleted`. Needs `leads:write`." })
+    )
+  )
+  .middleware(RequestErrors)
+  .middleware(Authentication)
+  .prefix("/api/v1/leads")
+  .annotateMerge(OpenApi.annotations({ title: "Leads", description: "The people a team is talking to." })) {}

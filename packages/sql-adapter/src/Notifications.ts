@@ -1,0 +1,45 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Context, Effect, Layer, Queue, type Scope } from "effect"
+import * as PgliteClient from "./PgliteClient.ts"
+
+/** The channel committed deliveries are announced on (`pg_notify` inside the transaction: sent at commit). */
+export const DELIVERIES_CHANNEL = "leadline_deliveries"
+
+/** LISTEN, the same on both databases: an effect that waits for the next notification. */
+export class Notifications extends Context.Service<
+  Notifications,
+  { readonly listen: (channel: string) => Effect.Effect<Effect.Effect<void>, never, Scope.Scope> }
+>()("sql-adapter/Notifications") {}
+
+export const layerPg = Layer.effect(
+  Notifications,
+  Effect.map(PgClient.PgClient, (pg) =>
+    Notifications.of({
+      listen: (channel) =>
+        pg.listen(channel).pipe(
+          Effect.map((queue) =>
+            // A lost listener connection ends the stream of wake-ups; the worker's polling carries on.
+            Effect.asVoid(Effect.catchCause(Queue.take(queue), () => Effect.never))
+          ),
+          Effect.catchCause(() => Effect.succeed(Effect.never))
+        )
+    })
+  )
+)
+
+export const layerPglite = Layer.effect(
+  Notifications,
+  Effect.map(PgliteClient.Pglite, (db) =>
+    Notifications.of({
+      listen: (channel) =>
+        Effect.gen(function* () {
+          const queue = yield* Queue.sliding<void>(1)
+          yield* Effect.acquireRelease(
+            Effect.promise(() => db.listen(channel, () => Queue.offerUnsafe(queue, undefined))),
+            (unlisten) => Effect.promise(() => unlisten())
+          )
+          return Queue.take(queue)
+        })
+    })
+  )
+)

@@ -1,0 +1,95 @@
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import { orDie } from "./internal/store.ts"
+import { DELIVERIES_CHANNEL, Notifications } from "./Notifications.ts"
+
+const at = (millis: number) => new Date(millis).toISOString()
+
+/**
+ * The worker's queue over `webhook_deliveries`. A claim takes due rows with
+ * `FOR UPDATE SKIP LOCKED` and stamps a lease, so concurrent workers split the
+ * work instead of sharing it; a result is recorded only by the lease holder.
+ */
+export const layer = Layer.effect(
+  DeliveryQueue,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const notifications = yield* Notifications
+    return DeliveryQueue.of({
+      claim: (worker, now, leaseMillis, limit) =>
+        orDie(
+          sql<{
+            id: string
+            event_id: string
+            event_type: string
+            round_attempts: number
+            body: string
+            url: string
+            secret: string
+          }>`
+            WITH due AS (
+              SELECT id FROM webhook_deliveries
+              WHERE status = 'pending' AND next_attempt_at <= ${at(now)}::timestamptz
+                AND (lease_until IS NULL OR lease_until <= ${at(now)}::timestamptz)
+              ORDER BY next_attempt_at
+              LIMIT ${limit}::int
+              FOR UPDATE SKIP LOCKED
+            ), claimed AS (
+              UPDATE webhook_deliveries d
+              SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker}
+              FROM due WHERE d.id = due.id
+              RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts
+            )
+            SELECT c.id, c.event_id, c.event_type, c.round_attempts, coalesce(e.body, e.payload::text) AS body,
+                   w.url, w.secret
+            FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`
+        ).pipe(
+          Effect.map((rows) =>
+            rows.map((row) => ({
+              id: row.id,
+              eventId: row.event_id,
+              eventType: row.event_type,
+              body: row.body,
+              url: row.url,
+              secret: row.secret,
+              attempt: row.round_attempts + 1
+            }))
+          )
+        ),
+      // One statement, so atomic without a transaction: the result is written only while
+      // this worker still holds the lease (a stalled worker's late result is dropped).
+      record: (worker, attempt) => {
+        const next = attempt.next
+        const status = next._tag === "Delivered" ? "delivered" : next._tag === "Failed" ? "failed" : "pending"
+        const nextAttemptAt = next._tag === "RetryAt" ? at(next.at) : null
+        return orDie(
+          sql`
+            WITH held AS (
+              UPDATE webhook_deliveries
+              SET status = ${status}, round_attempts = round_attempts + 1,
+                  next_attempt_at = ${nextAttemptAt}::timestamptz, lease_until = NULL, lease_owner = NULL,
+                  updated_at = ${at(attempt.attemptedAt + attempt.durationMs)}::timestamptz
+              WHERE id = ${attempt.deliveryId} AND lease_owner = ${worker} AND status = 'pending'
+              RETURNING id
+            )
+            INSERT INTO webhook_attempts (delivery_id, number, attempted_at, status_code, duration_ms, error)
+            SELECT held.id,
+                   (SELECT coalesce(max(number), 0) + 1 FROM webhook_attempts WHERE delivery_id = ${attempt.deliveryId}),
+                   ${at(attempt.attemptedAt)}::timestamptz, ${attempt.statusCode}::int, ${attempt.durationMs}::int,
+                   ${attempt.error}
+            FROM held`
+        ).pipe(Effect.asVoid)
+      },
+      nextDueAt: orDie(
+        sql<{ next: unknown }>`SELECT min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) AS next
+                               FROM webhook_deliveries WHERE status = 'pending'`
+      ).pipe(
+        Effect.map(([row]) =>
+          row?.next === null || row?.next === undefined ? undefined : new Date(row.next as string).getTime()
+        )
+      ),
+      wakeups: notifications.listen(DELIVERIES_CHANNEL)
+    })
+  })
+)

@@ -1,0 +1,68 @@
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { IdempotencyStore, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
+import { orDie } from "./internal/store.ts"
+
+const at = (millis: number) => new Date(millis).toISOString()
+
+export const layer = Layer.effect(
+  IdempotencyStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return IdempotencyStore.of({
+      // Inserting (or taking over an expired record) is the reservation. A twin
+      // inserting the same key concurrently waits on the unique index until this
+      // transaction ends, then finds the stored response: it never runs twice.
+      reserve: (ref, fingerprint, now, expiresAt) =>
+        orDie(
+          Effect.gen(function* () {
+            const taken = yield* sql`
+              INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, expires_at)
+              VALUES (${ref.accountId}::uuid, ${ref.key}, ${fingerprint}, ${at(now)}::timestamptz, ${at(expiresAt)}::timestamptz)
+              ON CONFLICT (account_id, key) DO UPDATE SET
+                fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, body = NULL,
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+              WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
+              RETURNING key`
+            if (taken.length > 0) return { _tag: "Reserved" } satisfies Reservation
+            const [row] = yield* sql<{
+              fingerprint: string
+              status: number | null
+              content_type: string | null
+              body: string | null
+            }>`SELECT fingerprint, status, content_type, body FROM idempotency_keys
+               WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
+            if (row === undefined || row.status === null) {
+              return { _tag: "InProgress", fingerprint: row?.fingerprint ?? fingerprint } satisfies Reservation
+            }
+            return {
+              _tag: "Completed",
+              fingerprint: row.fingerprint,
+              response: {
+                status: row.status,
+                contentType: row.content_type ?? "application/json",
+                body: row.body ?? ""
+              }
+            } satisfies Reservation
+          })
+        ),
+      complete: (ref, response) =>
+        orDie(
+          sql`UPDATE idempotency_keys SET status = ${response.status}::int, content_type = ${response.contentType},
+                body = ${response.body}
+              WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
+        ).pipe(Effect.asVoid),
+      release: (ref) =>
+        orDie(sql`DELETE FROM idempotency_keys WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`).pipe(
+          Effect.asVoid
+        ),
+      purgeExpired: (now) =>
+        orDie(
+          sql<{
+            n: number
+          }>`WITH gone AS (DELETE FROM idempotency_keys WHERE expires_at <= ${at(now)}::timestamptz RETURNING 1)
+                             SELECT count(*)::int AS n FROM gone`
+        ).pipe(Effect.map(([row]) => row?.n ?? 0))
+    })
+  })
+)

@@ -1,0 +1,120 @@
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Conflict } from "@leadline/core/Errors"
+import type { Lead, LeadStatus } from "@leadline/core/leads/Lead"
+import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
+import type { Page } from "@leadline/core/Pagination"
+import { iso, json, orDie } from "./internal/store.ts"
+
+interface LeadRow {
+  readonly id: string
+  readonly name: string
+  readonly phone: string
+  readonly email: string | null
+  readonly tags: unknown
+  readonly status: LeadStatus
+  readonly assigned_user_id: string | null
+  readonly attributes: unknown
+  readonly created_at: unknown
+  readonly updated_at: unknown
+}
+
+const toLead = (row: LeadRow): Lead => ({
+  id: row.id,
+  name: row.name,
+  phone: row.phone,
+  email: row.email,
+  tags: json<ReadonlyArray<string>>(row.tags),
+  status: row.status,
+  assigned_user_id: row.assigned_user_id,
+  attributes: json<Record<string, unknown>>(row.attributes),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at)
+})
+
+const COLUMNS = "id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at"
+
+/**
+ * One newest-first page. It walks `leads_newest_first` from the top and stops
+ * after `offset + limit` rows; the total comes from `lead_counts`, so neither
+ * grows with the size of the account (exported so a test can EXPLAIN it).
+ */
+export const pageQuery = (sql: SqlClient.SqlClient, accountId: string, page: Page) =>
+  sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE account_id = ${accountId}::uuid
+               ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`
+
+export const layer = Layer.effect(
+  LeadsRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.unsafe(COLUMNS)
+    const phoneTaken = (phone: string) => new Conflict({ message: phoneTakenMessage(phone) })
+
+    const adjustCount = (accountId: string, delta: number) =>
+      sql`INSERT INTO lead_counts (account_id, total) VALUES (${accountId}::uuid, ${delta}::int)
+          ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + ${delta}::int`
+
+    return LeadsRepo.of({
+      insert: (accountId, lead) =>
+        Effect.gen(function* () {
+          // ON CONFLICT instead of catching the violation: a failed statement would
+          // poison the surrounding transaction, and the idempotency record must still commit.
+          const inserted = yield* orDie(sql`
+            INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+            VALUES (${accountId}::uuid, ${lead.id}, ${lead.name}, ${lead.phone}, ${lead.email},
+                    ${JSON.stringify(lead.tags)}::jsonb, ${lead.status}, ${lead.assigned_user_id}::uuid,
+                    ${JSON.stringify(lead.attributes)}::jsonb, ${lead.created_at}::timestamptz, ${lead.updated_at}::timestamptz)
+            ON CONFLICT (account_id, phone) DO NOTHING
+            RETURNING id`)
+          if (inserted.length === 0) return yield* phoneTaken(lead.phone)
+          yield* orDie(adjustCount(accountId, 1))
+        }),
+      list: (accountId, page) =>
+        orDie(
+          Effect.all(
+            [
+              pageQuery(sql, accountId, page),
+              sql<{ total: number }>`SELECT total FROM lead_counts WHERE account_id = ${accountId}::uuid`
+            ],
+            { concurrency: "unbounded" }
+          )
+        ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toLead), total: count?.total ?? 0 }))),
+      find: (accountId, id) =>
+        orDie(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
+          Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))
+        ),
+      update: (accountId, lead) =>
+        Effect.gen(function* () {
+          const holder = yield* orDie(
+            sql<{ id: string }>`SELECT id FROM leads
+                                WHERE account_id = ${accountId}::uuid AND phone = ${lead.phone} AND id <> ${lead.id}`
+          )
+          if (holder.length > 0) return yield* phoneTaken(lead.phone)
+          const rows = yield* sql<LeadRow>`
+            UPDATE leads SET name = ${lead.name}, phone = ${lead.phone}, email = ${lead.email},
+              tags = ${JSON.stringify(lead.tags)}::jsonb, status = ${lead.status},
+              assigned_user_id = ${lead.assigned_user_id}::uuid, attributes = ${JSON.stringify(lead.attributes)}::jsonb,
+              updated_at = ${lead.updated_at}::timestamptz
+            WHERE account_id = ${accountId}::uuid AND id = ${lead.id}
+            RETURNING ${columns}`.pipe(
+            // A concurrent update may take the phone between the check and the write.
+            Effect.catchIf(
+              (error) => error.reason._tag === "UniqueViolation",
+              () => Effect.fail(phoneTaken(lead.phone))
+            ),
+            Effect.catchTag("SqlError", (error) => orDie(Effect.fail(error)))
+          )
+          return rows[0] === undefined ? undefined : toLead(rows[0])
+        }),
+      remove: (accountId, id) =>
+        Effect.gen(function* () {
+          const [row] = yield* orDie(
+            sql<LeadRow>`DELETE FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING ${columns}`
+          )
+          if (row === undefined) return undefined
+          yield* orDie(adjustCount(accountId, -1))
+          return toLead(row)
+        })
+    })
+  })
+)

@@ -1,0 +1,177 @@
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Attempt, Delivery, EndpointRecord } from "@leadline/core/webhooks/Webhook"
+import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
+import { iso, isoOrNull, isUuid, json, orDie } from "./internal/store.ts"
+import { DELIVERIES_CHANNEL } from "./Notifications.ts"
+
+interface EndpointRow {
+  readonly id: string
+  readonly account_id: string
+  readonly url: string
+  readonly events: unknown
+  readonly description: string | null
+  readonly secret: string
+  readonly enabled: boolean
+  readonly created_at: unknown
+}
+
+const toEndpoint = (row: EndpointRow): EndpointRecord => ({
+  id: row.id,
+  accountId: row.account_id,
+  url: row.url,
+  events: json(row.events),
+  description: row.description,
+  secret: row.secret,
+  enabled: row.enabled,
+  created_at: iso(row.created_at)
+})
+
+interface DeliveryRow {
+  readonly id: string
+  readonly event_id: string
+  readonly event_type: Delivery["event_type"]
+  readonly endpoint_id: string
+  readonly status: Delivery["status"]
+  readonly next_attempt_at: unknown
+  readonly created_at: unknown
+  readonly updated_at: unknown
+}
+
+interface AttemptRow {
+  readonly delivery_id: string
+  readonly number: number
+  readonly attempted_at: unknown
+  readonly status_code: number | null
+  readonly duration_ms: number
+  readonly error: string | null
+}
+
+export const layer = Layer.effect(
+  WebhooksRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Deliveries with their attempts, in one extra query for the whole page. */
+    const withAttempts = (rows: ReadonlyArray<DeliveryRow>) =>
+      Effect.gen(function* () {
+        const attempts =
+          rows.length === 0
+            ? []
+            : yield* sql<AttemptRow>`
+                SELECT * FROM webhook_attempts
+                WHERE delivery_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(rows.map((r) => r.id))}::jsonb))
+                ORDER BY delivery_id, number`
+        const byDelivery = new Map<string, Array<Attempt>>()
+        for (const attempt of attempts) {
+          const list = byDelivery.get(attempt.delivery_id) ?? []
+          list.push({
+            number: attempt.number,
+            attempted_at: iso(attempt.attempted_at),
+            status_code: attempt.status_code,
+            duration_ms: attempt.duration_ms,
+            error: attempt.error
+          })
+          byDelivery.set(attempt.delivery_id, list)
+        }
+        return rows.map(
+          (row): Delivery => ({
+            id: row.id,
+            event_id: row.event_id,
+            event_type: row.event_type,
+            endpoint_id: row.endpoint_id,
+            status: row.status,
+            attempts: byDelivery.get(row.id) ?? [],
+            next_attempt_at: isoOrNull(row.next_attempt_at),
+            created_at: iso(row.created_at),
+            updated_at: iso(row.updated_at)
+          })
+        )
+      })
+
+    const findDelivery = (accountId: string, id: string) =>
+      orDie(
+        Effect.flatMap(
+          sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid AND id = ${id}`,
+          withAttempts
+        )
+      ).pipe(Effect.map(([delivery]) => delivery))
+
+    return WebhooksRepo.of({
+      insertEndpoint: (endpoint) =>
+        orDie(
+          sql`INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, enabled, created_at)
+              VALUES (${endpoint.id}::uuid, ${endpoint.accountId}::uuid, ${endpoint.url}, ${JSON.stringify(endpoint.events)}::jsonb,
+                      ${endpoint.description}, ${endpoint.secret}, ${endpoint.enabled}, ${endpoint.created_at}::timestamptz)`
+        ).pipe(Effect.asVoid),
+      listEndpoints: (accountId, page) =>
+        orDie(
+          Effect.all([
+            sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL
+                             ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_endpoints
+                                   WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL`
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toEndpoint), total: count?.total ?? 0 }))),
+      deleteEndpoint: (accountId, id, at) =>
+        isUuid(id)
+          ? orDie(
+              sql.withTransaction(
+                Effect.gen(function* () {
+                  const deleted = yield* sql`UPDATE webhook_endpoints SET deleted_at = ${at}::timestamptz
+                    WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND deleted_at IS NULL RETURNING id`
+                  if (deleted.length === 0) return false
+                  yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL,
+                               updated_at = ${at}::timestamptz
+                             WHERE endpoint_id = ${id}::uuid AND status = 'pending'`
+                  return true
+                })
+              )
+            )
+          : Effect.succeed(false),
+      listDeliveries: (accountId, filter, page) => {
+        const endpoint =
+          filter.endpointId === undefined
+            ? sql``
+            : isUuid(filter.endpointId)
+              ? sql`AND endpoint_id = ${filter.endpointId}::uuid`
+              : sql`AND false`
+        const status = filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`
+        return orDie(
+          Effect.all([
+            Effect.flatMap(
+              sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid ${endpoint} ${status}
+                               ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+              withAttempts
+            ),
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries
+                                   WHERE account_id = ${accountId}::uuid ${endpoint} ${status}`
+          ])
+        ).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
+      },
+      findDelivery,
+      redeliver: (accountId, id, at) =>
+        Effect.gen(function* () {
+          const [row] = yield* orDie(
+            sql<{ status: string; deleted: boolean }>`
+              SELECT d.status, w.deleted_at IS NOT NULL AS deleted
+              FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+              WHERE d.account_id = ${accountId}::uuid AND d.id = ${id}`
+          )
+          if (row === undefined) return undefined
+          if (row.deleted) return "gone" as const
+          if (row.status !== "pending") {
+            yield* orDie(
+              Effect.andThen(
+                sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${at}::timestamptz,
+                      lease_until = NULL, lease_owner = NULL, updated_at = ${at}::timestamptz
+                    WHERE id = ${id} AND status <> 'pending'`,
+                sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
+              )
+            )
+          }
+          return yield* findDelivery(accountId, id)
+        })
+    })
+  })
+)

@@ -1,0 +1,5 @@
+export * as Database from "./Database.ts"
+export * as Migrations from "./Migrations.ts"
+export * as PgliteClient from "./PgliteClient.ts"
+export * as SqlApp from "./SqlApp.ts"
+export * as SqlStores from "./SqlStores.ts"

@@ -1,0 +1,93 @@
+import { createServer } from "@leadline/http-adapter/NodeServer"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Clock, Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import type * as Services from "@leadline/core/Services"
+import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
+import { Readiness } from "@leadline/http-adapter/Health"
+import * as RateLimit from "@leadline/http-adapter/RateLimit"
+import * as Server from "@leadline/http-adapter/Server"
+import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
+import { Sender } from "@leadline/webhook-worker/Sender"
+import * as Worker from "@leadline/webhook-worker/Worker"
+import * as AdjustableClock from "./AdjustableClock.ts"
+import * as MemoryApp from "./MemoryApp.ts"
+
+export interface Target {
+  /** Where the API listens, without a trailing slash. */
+  readonly baseUrl: string
+  readonly adminToken: string
+}
+
+export interface Running extends Target {
+  readonly clock: AdjustableClock.AdjustableClock
+  readonly close: () => Promise<void>
+}
+
+export interface StartOptions {
+  /** The domain wiring to serve; the in-memory one unless given. */
+  readonly app?: Layer.Layer<Services.Services | DeliveryQueue, unknown> | undefined
+  readonly maxBodyBytes?: number | undefined
+  readonly readiness?: Layer.Layer<Readiness> | undefined
+  /** Per-key limits (in memory); off unless given. */
+  readonly rateLimit?: RateLimit.RateLimitSettings | undefined
+  readonly webhooks?:
+    | {
+        /** http and loopback receivers (the mock receiver), as `WEBHOOK_ALLOW_PRIVATE_URLS=true` allows. */
+        readonly allowPrivateUrls?: boolean | undefined
+        /** Run the delivery worker in the server (the default), or not. */
+        readonly worker?: boolean | undefined
+        readonly workerOptions?: Worker.Options | undefined
+        /** Host names the worker resolves, instead of DNS. */
+        readonly resolver?: GuardedLookup.ResolverShape | undefined
+      }
+    | undefined
+}
+
+/**
+ * Serves the whole API on an ephemeral loopback port: a real HTTP server for
+ * tests to call with real clients, with the webhook worker running inside it
+ * as in the reference server. The server runs on an adjustable clock.
+ */
+export const start = async (options: StartOptions = {}): Promise<Running> => {
+  const adminToken = `lla_test_${crypto.randomUUID()}`
+  const clock = AdjustableClock.make()
+  const allowPrivate = options.webhooks?.allowPrivateUrls ?? false
+  const app = (options.app ?? MemoryApp.layer).pipe(
+    Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: allowPrivate }))
+  )
+  const worker =
+    options.webhooks?.worker === false
+      ? Layer.empty
+      : Worker.layer(options.webhooks?.workerOptions).pipe(
+          Layer.provide(Sender.layer({ allowPrivate })),
+          Layer.provide(
+            options.webhooks?.resolver === undefined
+              ? Layer.empty
+              : Layer.succeed(GuardedLookup.Resolver, options.webhooks.resolver)
+          )
+        )
+  const layer = HttpRouter.serve(
+    Layer.mergeAll(Server.routes({ maxBodyBytes: options.maxBodyBytes }), worker).pipe(
+      Layer.provide(app),
+      Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
+      Layer.provide(options.readiness ?? Readiness.always),
+      Layer.provide(options.rateLimit === undefined ? Layer.empty : RateLimit.layerMemory(options.rateLimit))
+    ),
+    { disableLogger: true, disableListenLog: true }
+  ).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))
+
+  const scope = Effect.runSync(Scope.make())
+  const context = await Effect.runPromise(
+    Layer.buildWithScope(layer, scope).pipe(Effect.provideService(Clock.Clock, clock.clock))
+  )
+  const baseUrl = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
+  return {
+    baseUrl,
+    adminToken,
+    clock,
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}

@@ -1,0 +1,69 @@
+import { Effect, ManagedRuntime } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Database from "@leadline/sql-adapter/Database"
+import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
+import * as SqlLeads from "@leadline/sql-adapter/SqlLeads"
+import * as TestDatabase from "../src/TestDatabase.ts"
+
+const ACCOUNT = "00000000-0000-4000-8000-000000000001"
+const ROWS = 50_000
+
+let database: TestDatabase.TestDatabase
+let runtime: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient, unknown>
+const run = <A>(effect: Effect.Effect<A, unknown, SqlClient.SqlClient>) => runtime.runPromise(effect)
+
+beforeAll(async () => {
+  database = await TestDatabase.make()
+  runtime = ManagedRuntime.make(Database.layer(database.config))
+  await run(
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO accounts (id, name, owner_user_id, plan_id, subscription_status, created_at)
+                 VALUES (${ACCOUNT}::uuid, 'Big', gen_random_uuid(), 'free', 'active', now())`
+      yield* sql.unsafe(`
+        INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+        SELECT '${ACCOUNT}'::uuid, 'ld_' || lpad(i::text, 26, '0'), 'Lead ' || i, '+1415' || lpad(i::text, 7, '0'),
+               NULL, '[]'::jsonb, 'new', NULL, '{}'::jsonb,
+               timestamptz '2026-01-01' + i * interval '1 second', timestamptz '2026-01-01' + i * interval '1 second'
+        FROM generate_series(1, ${ROWS}) AS i`)
+      yield* sql`INSERT INTO lead_counts (account_id, total) VALUES (${ACCOUNT}::uuid, ${ROWS}::int)`
+      yield* sql`ANALYZE leads`
+    })
+  )
+}, 120_000)
+afterAll(async () => {
+  await runtime?.dispose()
+  await database?.dispose()
+})
+
+describe(`the first page of an account with many leads (${ROWS.toLocaleString("en")} here)`, () => {
+  it("reads the newest rows off the index and stops, without sorting or counting the account", async () => {
+    const plan = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [statement, params] = SqlLeads.pageQuery(sql, ACCOUNT, { limit: 50, offset: 0 }).compile()
+        const rows = yield* sql.unsafe<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${statement}`, params)
+        const raw = rows[0]!["QUERY PLAN"]
+        return JSON.stringify(typeof raw === "string" ? JSON.parse(raw) : raw)
+      })
+    )
+    expect(plan).toContain('"Node Type":"Limit"')
+    expect(plan).toContain('"Index Name":"leads_newest_first"')
+    expect(plan).not.toContain('"Node Type":"Sort"')
+    expect(plan).not.toContain('"Node Type":"Aggregate"')
+  })
+
+  it("returns the newest 50 and the total kept in lead_counts", async () => {
+    const page = await run(
+      Effect.gen(function* () {
+        const repo = yield* LeadsRepo
+        return yield* repo.list(ACCOUNT, { limit: 50, offset: 0 })
+      }).pipe(Effect.provide(SqlLeads.layer))
+    )
+    expect(page.total).toBe(ROWS)
+    expect(page.items).toHaveLength(50)
+    expect(page.items[0]!.id).toBe(`ld_${String(ROWS).padStart(26, "0")}`)
+    expect(page.items[49]!.id).toBe(`ld_${String(ROWS - 49).padStart(26, "0")}`)
+  })
+})

@@ -1,0 +1,67 @@
+import { Validator } from "@seriousme/openapi-schema-validator"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { call } from "../src/Http.ts"
+import * as TestServer from "../src/TestServer.ts"
+
+let server: TestServer.Running
+
+beforeAll(async () => {
+  server = await TestServer.start()
+})
+afterAll(() => server.close())
+
+describe("the OpenAPI document and docs page", () => {
+  it("serves a document that validates as OpenAPI 3.x", async () => {
+    const reply = await call(server, "GET", "/api/openapi.json")
+    expect(reply.status).toBe(200)
+    const validator = new Validator()
+    const result = await validator.validate(reply.body)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(reply.body.openapi).toMatch(/^3\./)
+  })
+
+  it("documents every route, the bearer scheme, the Idempotency-Key header and the error bodies", async () => {
+    const spec = (await call(server, "GET", "/api/openapi.json")).body
+    expect(Object.keys(spec.paths).sort()).toEqual([
+      "/admin/v1/accounts",
+      "/admin/v1/accounts/{account_id}/keys",
+      "/admin/v1/accounts/{account_id}/users",
+      "/admin/v1/keys/{key_id}",
+      "/api/me",
+      "/api/usage",
+      "/api/v1/leads",
+      "/api/v1/leads/{id}",
+      "/api/webhooks/deliveries",
+      "/api/webhooks/deliveries/redeliver",
+      "/api/webhooks/endpoints"
+    ])
+    const create = spec.paths["/api/v1/leads"].post
+    expect(
+      create.parameters.map((parameter: { name: string; in: string }) => `${parameter.in}:${parameter.name}`)
+    ).toContain("header:idempotency-key")
+    expect(Object.keys(create.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "403",
+      "409",
+      "413",
+      "415",
+      "422",
+      "429",
+      "500"
+    ])
+    const schemes = Object.values(spec.components.securitySchemes) as Array<{ type: string; scheme: string }>
+    expect(schemes.some((scheme) => scheme.type === "http" && scheme.scheme.toLowerCase() === "bearer")).toBe(true)
+    const forbidden = JSON.stringify(create.responses["403"])
+    expect(forbidden).not.toContain("_tag")
+  })
+
+  it("serves a docs page", async () => {
+    const response = await fetch(`${server.baseUrl}/docs`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("text/html")
+    expect(await response.text()).toContain("Leadline API")
+  })
+})

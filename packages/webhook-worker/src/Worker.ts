@@ -1,0 +1,108 @@
+import { hostname } from "node:os"
+import { Cause, Clock, Duration, Effect, Layer, Queue, Scope } from "effect"
+import * as Ids from "@leadline/core/Ids"
+import { type ClaimedDelivery, DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import { delayAfterFailure } from "@leadline/core/webhooks/RetrySchedule"
+import { Sender } from "./Sender.ts"
+
+export interface Options {
+  /** Attempts in flight at once; a hung receiver holds one slot, not the worker. */
+  readonly concurrency?: number | undefined
+  /** How often to look for due work when no wake-up arrives. */
+  readonly pollInterval?: Duration.Input | undefined
+  /** How long a claim is held; must outlast an attempt (10 s) with room to record it. */
+  readonly lease?: Duration.Input | undefined
+  /** Names this worker in leases; host, process and a random part by default. */
+  readonly id?: string | undefined
+}
+
+/**
+ * The delivery worker: claims due deliveries under a lease, sends each with
+ * bounded concurrency, records every attempt, and schedules the retries. It
+ * wakes when an event commits (LISTEN/NOTIFY, or the memory PubSub) and polls
+ * only as a fallback. Runs in the layer's scope until it closes.
+ */
+export const layer = (options: Options = {}) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const queue = yield* DeliveryQueue
+      const sender = yield* Sender
+      const scope = yield* Scope.Scope
+      const concurrency = options.concurrency ?? 32
+      const pollMillis = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? "1 second"))
+      const leaseMillis = Duration.toMillis(Duration.fromInputUnsafe(options.lease ?? "30 seconds"))
+      const worker = options.id ?? `${hostname()}:${process.pid}:${yield* Ids.make("wkr")}`
+
+      // Anything worth a look: new work signalled, a slot freed, a wake-up from the database.
+      const kick = yield* Queue.sliding<void>(1)
+      const poke = Queue.offer(kick, undefined)
+      const nextWakeup = yield* queue.wakeups
+      yield* Effect.forkIn(Effect.forever(Effect.andThen(nextWakeup, poke)), scope)
+
+      let inFlight = 0
+
+      const attempt = (delivery: ClaimedDelivery) =>
+        Effect.gen(function* () {
+          const attemptedAt = yield* Clock.currentTimeMillis
+          const outcome = yield* sender.send(delivery)
+          const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
+          const delay = succeeded ? undefined : delayAfterFailure(delivery.attempt)
+          const next = succeeded
+            ? ({ _tag: "Delivered" } as const)
+            : delay === undefined
+              ? ({ _tag: "Failed" } as const)
+              : ({ _tag: "RetryAt", at: attemptedAt + outcome.durationMs + Duration.toMillis(delay) } as const)
+          yield* queue.record(worker, {
+            deliveryId: delivery.id,
+            attempt: delivery.attempt,
+            attemptedAt,
+            statusCode: outcome.statusCode,
+            durationMs: outcome.durationMs,
+            error: outcome.error,
+            next
+          })
+        }).pipe(
+          // An unrecorded attempt (the database was away) is retried when the lease ends.
+          Effect.catchCause((cause) => Effect.logWarning(`could not record an attempt of ${delivery.id}`, cause)),
+          Effect.ensuring(
+            Effect.andThen(
+              Effect.sync(() => inFlight--),
+              poke
+            )
+          )
+        )
+
+      /** Claims what is due and free slots allow; true when there may be more due right now. */
+      const dispatch = Effect.gen(function* () {
+        const free = concurrency - inFlight
+        if (free <= 0) return false
+        const now = yield* Clock.currentTimeMillis
+        const claimed = yield* queue.claim(worker, now, leaseMillis, free)
+        for (const delivery of claimed) {
+          inFlight++
+          yield* Effect.forkIn(attempt(delivery), scope)
+        }
+        return claimed.length === free
+      })
+
+      const waitForWork = Effect.gen(function* () {
+        const next = yield* queue.nextDueAt
+        const now = yield* Clock.currentTimeMillis
+        const wait = next === undefined ? pollMillis : Math.min(pollMillis, Math.max(10, next - now))
+        yield* Effect.timeoutOption(Queue.take(kick), Duration.millis(wait))
+      })
+
+      const step = Effect.flatMap(dispatch, (more) => (more ? Effect.void : waitForWork)).pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.andThen(
+                Effect.logWarning("webhook worker: retrying after an error", cause),
+                Effect.sleep("1 second")
+              )
+        )
+      )
+      yield* Effect.forkIn(Effect.forever(step), scope)
+      yield* Effect.logDebug(`webhook worker ${worker} started (concurrency ${concurrency})`)
+    })
+  )

@@ -1,0 +1,3 @@
+export * as GuardedLookup from "./GuardedLookup.ts"
+export * as Sender from "./Sender.ts"
+export * as Worker from "./Worker.ts"

@@ -1,4 +1,4 @@
-import { ByteSize, Cause, Context, Duration, Effect } from "effect"
+import { ByteSize, Cause, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, toResponse } from "./ErrorMapping.ts"
@@ -27,13 +27,37 @@ const notJson = toResponse(new UnsupportedMediaType({ error: "The request body m
 const noRoute = toResponse(new NotFound({ error: "No such route" }))
 
 /**
+ * `effect`, or `onTimeout` once it has run `millis`; `effect` is then interrupted.
+ * What `Effect.timeoutOrElse` does, with one fiber and a plain timer instead of a
+ * race of two fibers: it runs on every request.
+ */
+const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTimeout: A): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.forkChild(effect, { startImmediately: true }), (fiber) =>
+    Effect.callback<A, E>((resume) => {
+      const timer = setTimeout(() => {
+        // Answer first: interrupting the fiber reports its exit, which would resume us as interrupted.
+        resume(Effect.succeed(onTimeout))
+        fiber.interruptUnsafe()
+      }, millis)
+      fiber.addObserver((exit) => {
+        clearTimeout(timer)
+        resume(exit)
+      })
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        fiber.interruptUnsafe()
+      })
+    })
+  )
+
+/**
  * Checks a body before anything reads it: over the limit is 413 (also while
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
 export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
-  const timeout = Duration.seconds(timeoutSeconds)
+  const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
@@ -46,8 +70,10 @@ export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number) => {
         if ((hasBody || contentType !== undefined) && !isJson(contentType)) return Effect.succeed(notJson)
       }
       // Nothing waits forever: a stuck dependency frees the connection with a 503.
-      return Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, maxBodySize).pipe(
-        Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.succeed(tooSlow) })
+      return deadline(
+        Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, maxBodySize),
+        timeoutMillis,
+        tooSlow
       )
     })
   ).layer

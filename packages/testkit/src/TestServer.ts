@@ -30,6 +30,8 @@ export interface StartOptions {
   /** The domain wiring to serve; the in-memory one unless given. */
   readonly app?: Layer.Layer<Services.Services | DeliveryQueue, unknown> | undefined
   readonly maxBodyBytes?: number | undefined
+  /** How long an API request may take before it is answered 503; 30 s unless set. */
+  readonly requestTimeoutSeconds?: number | undefined
   readonly readiness?: Layer.Layer<Readiness> | undefined
   /** Per-key limits (in memory); off unless given. */
   readonly rateLimit?: RateLimit.RateLimitSettings | undefined
@@ -70,7 +72,7 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
           )
         )
   const layer = HttpRouter.serve(
-    Layer.mergeAll(Server.routes({ maxBodyBytes: options.maxBodyBytes }), worker).pipe(
+    Layer.mergeAll(Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }), worker).pipe(
       Layer.provide(app),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),

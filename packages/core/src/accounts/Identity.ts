@@ -4,6 +4,7 @@ import * as Scopes from "../auth/Scopes.ts"
 import type { PermissionDenied } from "../Errors.ts"
 import { PLANS, PlanId, Role } from "./Account.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
+import * as Tracing from "../Tracing.ts"
 
 export const Me = Schema.Struct({
   account: Schema.Struct({
@@ -63,7 +64,7 @@ export class Identity extends Context.Service<
           usage: { messages_used: used, messages_limit: PLANS[account.planId] },
           subscription: { plan_id: account.planId, status: account.subscriptionStatus }
         }
-      }).pipe(Effect.withSpan("Identity.usage"))
+      }).pipe(Tracing.span("Identity.usage"))
 
       return Identity.of({ me, usage })
     })

@@ -16,6 +16,7 @@ import {
   ScopeList
 } from "./Account.ts"
 import { AccountsRepo, ApiKeysRepo } from "./AccountsRepo.ts"
+import * as Tracing from "../Tracing.ts"
 
 export const CreateAccount = Schema.Struct({ name: AccountName, plan_id: Schema.optional(PlanId) })
 export const CreatedAccount = Schema.Struct({
@@ -122,7 +123,7 @@ export class Operator extends Context.Service<
           key === undefined ? Effect.fail(new NotFound({ resource: "api key", id: keyId })) : Effect.succeed(key)
         )
 
-      const createAccount = Effect.fn("Operator.createAccount")(function* (input: typeof CreateAccount.Type) {
+      const createAccount = Effect.fnUntraced(function* (input: typeof CreateAccount.Type) {
         const createdAt = yield* Ids.now
         const account: Account = {
           id: yield* Ids.uuid,
@@ -144,16 +145,16 @@ export class Operator extends Context.Service<
             return { account_id: account.id, owner_user_id: account.ownerUserId, api_key: apiKey }
           })
         )
-      })
+      }, Tracing.span("Operator.createAccount"))
 
-      const createUser = Effect.fn("Operator.createUser")(function* (accountId: string, input: typeof CreateUser.Type) {
+      const createUser = Effect.fnUntraced(function* (accountId: string, input: typeof CreateUser.Type) {
         yield* requireAccount(accountId)
         const user = { id: yield* Ids.uuid, accountId, role: input.role, createdAt: yield* Ids.now }
         yield* accounts.insertUser(user)
         return { user_id: user.id, role: input.role }
-      })
+      }, Tracing.span("Operator.createUser"))
 
-      const createKey = Effect.fn("Operator.createKey")(function* (accountId: string, input: typeof CreateKey.Type) {
+      const createKey = Effect.fnUntraced(function* (accountId: string, input: typeof CreateKey.Type) {
         const account = yield* requireAccount(accountId)
         const userId = input.user_id ?? account.ownerUserId
         if ((yield* accounts.findUser(accountId, userId)) === undefined) {
@@ -162,24 +163,24 @@ export class Operator extends Context.Service<
         const scopes = input.scopes ?? []
         const { record, apiKey } = yield* issueKey(accountId, userId, input.name ?? "", scopes)
         return { id: record.id, api_key: apiKey, scopes }
-      })
+      }, Tracing.span("Operator.createKey"))
 
-      const listKeys = Effect.fn("Operator.listKeys")(function* (accountId: string) {
+      const listKeys = Effect.fnUntraced(function* (accountId: string) {
         yield* requireAccount(accountId)
         return (yield* keys.listByAccount(accountId)).map(summarize)
-      })
+      }, Tracing.span("Operator.listKeys"))
 
-      const setScopes = Effect.fn("Operator.setScopes")(function* (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) {
+      const setScopes = Effect.fnUntraced(function* (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) {
         const key = yield* requireKey(keyId)
         yield* keys.setScopes(keyId, scopes)
         return summarize({ ...key, scopes })
-      })
+      }, Tracing.span("Operator.setScopes"))
 
-      const revokeKey = Effect.fn("Operator.revokeKey")(function* (keyId: string) {
+      const revokeKey = Effect.fnUntraced(function* (keyId: string) {
         const key = yield* requireKey(keyId)
         if (key.revokedAt === null) yield* keys.revoke(keyId, yield* Ids.now)
         return { id: keyId, revoked: true }
-      })
+      }, Tracing.span("Operator.revokeKey"))
 
       return Operator.of({ createAccount, createUser, createKey, listKeys, setScopes, revokeKey })
     })

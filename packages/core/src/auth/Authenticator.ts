@@ -3,6 +3,7 @@ import { ApiKeysRepo } from "../accounts/AccountsRepo.ts"
 import { Unauthenticated } from "../Errors.ts"
 import * as ApiKeyCredential from "./ApiKeyCredential.ts"
 import type { Principal } from "./Principal.ts"
+import * as Tracing from "../Tracing.ts"
 
 /** Turns a presented API key into the principal it stands for. */
 export class Authenticator extends Context.Service<
@@ -15,7 +16,7 @@ export class Authenticator extends Context.Service<
     Authenticator,
     Effect.gen(function* () {
       const keys = yield* ApiKeysRepo
-      const authenticate = Effect.fn("Authenticator.authenticate")(function* (apiKey: string) {
+      const authenticate = Effect.fnUntraced(function* (apiKey: string) {
         if (apiKey === "") return yield* new Unauthenticated({ reason: "missing" })
         if (!ApiKeyCredential.isWellFormed(apiKey)) return yield* new Unauthenticated({ reason: "malformed" })
         const grant = yield* keys.findGrantByHash(yield* ApiKeyCredential.hash(apiKey))
@@ -29,7 +30,7 @@ export class Authenticator extends Context.Service<
           keyId: grant.key.id,
           scopes: grant.key.scopes
         } satisfies Principal
-      })
+      }, Tracing.span("Authenticator.authenticate"))
       return Authenticator.of({ authenticate })
     })
   )

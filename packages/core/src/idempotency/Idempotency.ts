@@ -3,6 +3,7 @@ import { CurrentPrincipal } from "../auth/Principal.ts"
 import { IdempotencyInProgress, IdempotencyKeyReused } from "../Errors.ts"
 import { Transactor } from "../Transactor.ts"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.ts"
+import * as Tracing from "../Tracing.ts"
 
 export const RETENTION = Duration.hours(24)
 export const MAX_KEY_LENGTH = 200
@@ -64,7 +65,7 @@ export class Idempotency extends Context.Service<
               return { response, replayed: false }
             })
           )
-        }).pipe(Effect.withSpan("Idempotency.execute"))
+        }).pipe(Tracing.span("Idempotency.execute"))
 
       return Idempotency.of({ execute })
     })

@@ -8,6 +8,7 @@ import * as Pagination from "../Pagination.ts"
 import { Transactor } from "../Transactor.ts"
 import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
+import * as Tracing from "../Tracing.ts"
 
 type Needs = CurrentPrincipal
 
@@ -47,22 +48,22 @@ export class Leads extends Context.Service<
         }
       })
 
-      const list = Effect.fn("Leads.list")(function* (page: Pagination.Page) {
+      const list = Effect.fnUntraced(function* (page: Pagination.Page) {
         const principal = yield* authorize("leads.view")
         const slice = yield* repo.list(principal.accountId, page)
         return { leads: slice.items, meta: Pagination.meta(page, slice.total) }
-      })
+      }, Tracing.span("Leads.list"))
 
-      const get = Effect.fn("Leads.get")(function* (id: string) {
+      const get = Effect.fnUntraced(function* (id: string) {
         const principal = yield* authorize("leads.view")
         const lead = yield* repo.find(principal.accountId, id)
         return lead ?? (yield* notFound(id))
-      })
+      }, Tracing.span("Leads.get"))
 
       const decodeCreate = decodeInput(CreateLead, "lead")
       const decodeUpdate = decodeInput(UpdateLead, "lead")
 
-      const create = Effect.fn("Leads.create")(function* (raw: CreateLead) {
+      const create = Effect.fnUntraced(function* (raw: CreateLead) {
         const principal = yield* authorize("leads.create")
         const input = yield* decodeCreate(raw)
         if (input.assigned_user_id != null) yield* authorize("leads.assign")
@@ -87,9 +88,9 @@ export class Leads extends Context.Service<
             return lead
           })
         )
-      })
+      }, Tracing.span("Leads.create"))
 
-      const update = Effect.fn("Leads.update")(function* (id: string, raw: UpdateLead) {
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateLead) {
         const principal = yield* authorize("leads.update")
         const input = yield* decodeUpdate(raw)
         if (input.assigned_user_id !== undefined) yield* authorize("leads.assign")
@@ -107,9 +108,9 @@ export class Leads extends Context.Service<
             return updated ?? (yield* notFound(id))
           })
         )
-      })
+      }, Tracing.span("Leads.update"))
 
-      const remove = Effect.fn("Leads.remove")(function* (id: string) {
+      const remove = Effect.fnUntraced(function* (id: string) {
         const principal = yield* authorize("leads.delete")
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
@@ -119,7 +120,7 @@ export class Leads extends Context.Service<
             return { id, deleted: true as const }
           })
         )
-      })
+      }, Tracing.span("Leads.remove"))
 
       return Leads.of({ list, get, create, update, remove })
     })

@@ -8,6 +8,7 @@ import { SECRET_PREFIX } from "./Signature.ts"
 import { problemWith } from "./UrlPolicy.ts"
 import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
 import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
+import * as Tracing from "../Tracing.ts"
 
 /** Deployment settings for webhooks; the safe values are the defaults. */
 export class WebhookSettings extends Context.Reference<{ readonly allowPrivateUrls: boolean }>("core/WebhookSettings", {
@@ -50,7 +51,7 @@ export class Webhooks extends Context.Service<
       const settings = yield* WebhookSettings
       const manage = authorize("webhooks.manage")
 
-      const register = Effect.fn("Webhooks.register")(function* (input: RegisterEndpoint) {
+      const register = Effect.fnUntraced(function* (input: RegisterEndpoint) {
         const principal = yield* manage
         const problem = problemWith(input.url, { allowPrivate: settings.allowPrivateUrls })
         if (problem !== undefined) {
@@ -68,38 +69,35 @@ export class Webhooks extends Context.Service<
         }
         yield* repo.insertEndpoint(record)
         return { ...publicView(record), secret: record.secret }
-      })
+      }, Tracing.span("Webhooks.register"))
 
-      const listEndpoints = Effect.fn("Webhooks.listEndpoints")(function* (page: Pagination.Page) {
+      const listEndpoints = Effect.fnUntraced(function* (page: Pagination.Page) {
         const principal = yield* manage
         const slice = yield* repo.listEndpoints(principal.accountId, page)
         return { endpoints: slice.items.map(publicView), meta: Pagination.meta(page, slice.total) }
-      })
+      }, Tracing.span("Webhooks.listEndpoints"))
 
-      const remove = Effect.fn("Webhooks.remove")(function* (id: string) {
+      const remove = Effect.fnUntraced(function* (id: string) {
         const principal = yield* manage
         if (!(yield* repo.deleteEndpoint(principal.accountId, id, yield* Ids.now))) {
           return yield* new NotFound({ resource: "webhook endpoint", id })
         }
         return { id, deleted: true as const }
-      })
+      }, Tracing.span("Webhooks.remove"))
 
-      const listDeliveries = Effect.fn("Webhooks.listDeliveries")(function* (
-        filter: DeliveryFilter,
-        page: Pagination.Page
-      ) {
+      const listDeliveries = Effect.fnUntraced(function* (filter: DeliveryFilter, page: Pagination.Page) {
         const principal = yield* manage
         const slice = yield* repo.listDeliveries(principal.accountId, filter, page)
         return { deliveries: slice.items, meta: Pagination.meta(page, slice.total) }
-      })
+      }, Tracing.span("Webhooks.listDeliveries"))
 
-      const redeliver = Effect.fn("Webhooks.redeliver")(function* (id: string) {
+      const redeliver = Effect.fnUntraced(function* (id: string) {
         const principal = yield* manage
         const result = yield* repo.redeliver(principal.accountId, id, yield* Ids.now)
         if (result === undefined) return yield* new NotFound({ resource: "delivery", id })
         if (result === "gone") return yield* new Conflict({ message: "The endpoint of this delivery was deleted" })
         return result
-      })
+      }, Tracing.span("Webhooks.redeliver"))
 
       return Webhooks.of({ register, listEndpoints, remove, listDeliveries, redeliver })
     })

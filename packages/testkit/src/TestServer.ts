@@ -72,7 +72,10 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
           )
         )
   const layer = HttpRouter.serve(
-    Layer.mergeAll(Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }), worker).pipe(
+    Layer.mergeAll(
+      Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }),
+      worker
+    ).pipe(
       Layer.provide(app),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),

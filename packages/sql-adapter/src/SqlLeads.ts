@@ -50,25 +50,26 @@ export const layer = Layer.effect(
     const columns = sql.unsafe(COLUMNS)
     const phoneTaken = (phone: string) => new Conflict({ message: phoneTakenMessage(phone) })
 
-    const adjustCount = (accountId: string, delta: number) =>
-      sql`INSERT INTO lead_counts (account_id, total) VALUES (${accountId}::uuid, ${delta}::int)
-          ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + ${delta}::int`
-
     return LeadsRepo.of({
       insert: (accountId, lead) =>
-        Effect.gen(function* () {
-          // ON CONFLICT instead of catching the violation: a failed statement would
-          // poison the surrounding transaction, and the idempotency record must still commit.
-          const inserted = yield* orDie(sql`
+        // One round trip: the count moves in the same statement, only when the row went in.
+        // ON CONFLICT instead of catching the violation: a failed statement would
+        // poison the surrounding transaction, and the idempotency record must still commit.
+        orDie(sql<{ inserted: number }>`
+          WITH inserted AS (
             INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
             VALUES (${accountId}::uuid, ${lead.id}, ${lead.name}, ${lead.phone}, ${lead.email},
                     ${JSON.stringify(lead.tags)}::jsonb, ${lead.status}, ${lead.assigned_user_id}::uuid,
                     ${JSON.stringify(lead.attributes)}::jsonb, ${lead.created_at}::timestamptz, ${lead.updated_at}::timestamptz)
             ON CONFLICT (account_id, phone) DO NOTHING
-            RETURNING id`)
-          if (inserted.length === 0) return yield* phoneTaken(lead.phone)
-          yield* orDie(adjustCount(accountId, 1))
-        }),
+            RETURNING account_id
+          ), counted AS (
+            INSERT INTO lead_counts (account_id, total) SELECT account_id, 1 FROM inserted
+            ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + 1
+          )
+          SELECT count(*)::int AS inserted FROM inserted`).pipe(
+          Effect.flatMap(([row]) => (row?.inserted === 1 ? Effect.void : Effect.fail(phoneTaken(lead.phone))))
+        ),
       list: (accountId, page) =>
         orDie(
           Effect.all(
@@ -107,14 +108,16 @@ export const layer = Layer.effect(
           return rows[0] === undefined ? undefined : toLead(rows[0])
         }),
       remove: (accountId, id) =>
-        Effect.gen(function* () {
-          const [row] = yield* orDie(
-            sql<LeadRow>`DELETE FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING ${columns}`
-          )
-          if (row === undefined) return undefined
-          yield* orDie(adjustCount(accountId, -1))
-          return toLead(row)
-        })
+        orDie(
+          sql<LeadRow>`
+            WITH removed AS (
+              DELETE FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING ${columns}
+            ), counted AS (
+              UPDATE lead_counts SET total = total - 1
+              WHERE account_id = ${accountId}::uuid AND EXISTS (SELECT 1 FROM removed)
+            )
+            SELECT * FROM removed`
+        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row))))
     })
   })
 )

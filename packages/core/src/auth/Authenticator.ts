@@ -16,21 +16,27 @@ export class Authenticator extends Context.Service<
     Authenticator,
     Effect.gen(function* () {
       const keys = yield* ApiKeysRepo
-      const authenticate = Effect.fnUntraced(function* (apiKey: string) {
-        if (apiKey === "") return yield* new Unauthenticated({ reason: "missing" })
-        if (!ApiKeyCredential.isWellFormed(apiKey)) return yield* new Unauthenticated({ reason: "malformed" })
-        const grant = yield* keys.findGrantByHash(yield* ApiKeyCredential.hash(apiKey))
-        if (grant === undefined) return yield* new Unauthenticated({ reason: "unknown" })
-        if (grant.key.revokedAt !== null) return yield* new Unauthenticated({ reason: "revoked" })
-        return {
-          accountId: grant.key.accountId,
-          userId: grant.key.userId,
-          ownerUserId: grant.ownerUserId,
-          role: grant.role,
-          keyId: grant.key.id,
-          scopes: grant.key.scopes
-        } satisfies Principal
-      }, Tracing.span("Authenticator.authenticate"))
+      const missing = new Unauthenticated({ reason: "missing" })
+      const malformed = new Unauthenticated({ reason: "malformed" })
+      const unknown = new Unauthenticated({ reason: "unknown" })
+      const revoked = new Unauthenticated({ reason: "revoked" })
+      // Written without a generator: it runs on every authenticated request.
+      const authenticate = (apiKey: string): Effect.Effect<Principal, Unauthenticated> => {
+        if (apiKey === "") return Effect.fail(missing)
+        if (!ApiKeyCredential.isWellFormed(apiKey)) return Effect.fail(malformed)
+        return Effect.flatMap(Effect.flatMap(ApiKeyCredential.hash(apiKey), keys.findGrantByHash), (grant) => {
+          if (grant === undefined) return Effect.fail(unknown)
+          if (grant.key.revokedAt !== null) return Effect.fail(revoked)
+          return Effect.succeed({
+            accountId: grant.key.accountId,
+            userId: grant.key.userId,
+            ownerUserId: grant.ownerUserId,
+            role: grant.role,
+            keyId: grant.key.id,
+            scopes: grant.key.scopes
+          } satisfies Principal)
+        }).pipe(Tracing.span("Authenticator.authenticate"))
+      }
       return Authenticator.of({ authenticate })
     })
   )

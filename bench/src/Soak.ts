@@ -1,6 +1,6 @@
-import { execFileSync } from "node:child_process"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import * as Cluster from "./Cluster.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 import * as TcpProxy from "@leadline/testkit/TcpProxy"
@@ -9,10 +9,12 @@ import * as TcpProxy from "@leadline/testkit/TcpProxy"
  * `npm run soak`: two servers and two workers on one PostgreSQL database, mixed
  * load with idempotent retries, a worker killed and restarted, the database
  * taken away once, a receiver failing 20% of attempts; then the invariants.
- * Loopback only; bounded by SOAK_SECONDS (300). By default the database "restart"
- * is a cut of the TCP proxy the processes reach it through (connections reset,
- * new ones refused), which leaves other users of the machine's server alone;
- * SOAK_PG_RESTART=1 restarts the real server with pg_ctlcluster instead.
+ * Loopback only; bounded by SOAK_SECONDS (300). The database is a PostgreSQL
+ * cluster of the soak's own (initdb in a temporary directory, on a free port),
+ * really stopped and started again, so the machine's server and its other users
+ * are left alone. Without the PostgreSQL server binaries (or with
+ * SOAK_OUTAGE=proxy) it runs on BENCH_DATABASE_URL's server and the outage is a
+ * cut of the TCP proxy the processes reach it through instead.
  */
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300)
@@ -52,7 +54,8 @@ const startReceiver = async () => {
   }
 }
 
-const main = async () => {
+const main = async (cluster: Cluster.Cluster | undefined) => {
+  if (cluster !== undefined) process.env.BENCH_DATABASE_URL = cluster.url
   const database = await Postgres.freshDatabase()
   const direct = new URL(database.url)
   const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 5432) })
@@ -153,10 +156,11 @@ const main = async () => {
 
   await at(1 / 2)
   const from = Date.now()
-  if (process.env.SOAK_PG_RESTART === "1") {
-    log("restarting PostgreSQL")
-    const cluster = execFileSync("ls", ["/etc/postgresql"]).toString().trim().split("\n")[0]!
-    execFileSync("pg_ctlcluster", ["--skip-systemctl-redirect", cluster, "main", "restart"])
+  if (cluster !== undefined) {
+    log(`stopping PostgreSQL (pg_ctl stop -m fast) for ${OUTAGE_SECONDS} s`)
+    cluster.stop()
+    await sleep(OUTAGE_SECONDS * 1000)
+    cluster.start()
   } else {
     log(`PostgreSQL away for ${OUTAGE_SECONDS} s (proxy cut)`)
     await proxy.cut()
@@ -230,4 +234,9 @@ const main = async () => {
   if (checks.some(([, ok]) => !ok)) process.exitCode = 1
 }
 
-await main()
+const cluster = process.env.SOAK_OUTAGE !== "proxy" && Cluster.available() ? await Cluster.create() : undefined
+try {
+  await main(cluster)
+} finally {
+  cluster?.destroy()
+}

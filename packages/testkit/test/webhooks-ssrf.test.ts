@@ -56,6 +56,10 @@ describe("webhook URLs at registration", () => {
     ["https://0x7f.1/x", "url must not point at a private or internal address"],
     ["https://localhost/x", "url must not point at a private or internal address"],
     ["https://api.localhost/x", "url must not point at a private or internal address"],
+    // A trailing dot is the same name, fully qualified.
+    ["https://localhost./x", "url must not point at a private or internal address"],
+    ["https://metadata.google.internal./x", "url must not point at a private or internal address"],
+    ["https://printer.local../x", "url must not point at a private or internal address"],
     ["https://metadata/x", "url must not point at a private or internal address"],
     ["https://[fd00::1]/x", "url must not point at a private or internal address"],
     ["https://user:secret@hooks.example.com/x", "url must not contain credentials"],
@@ -70,6 +74,7 @@ describe("webhook URLs at registration", () => {
   it("accepts public https URLs, names and addresses alike", async () => {
     for (const url of [
       "https://hooks.example.com/leadline",
+      "https://hooks.example.com./leadline",
       "https://93.184.215.14/x",
       "https://[2606:4700::1111]/x"
     ]) {

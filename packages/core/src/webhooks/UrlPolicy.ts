@@ -24,7 +24,8 @@ export const problemWith = (raw: string, options: { readonly allowPrivate: boole
   if (url.username !== "" || url.password !== "") return "url must not contain credentials"
   if (options.allowPrivate) return undefined
   // The URL parser has already turned every IPv4 spelling (2130706433, 0x7f.1, …) into dotted form.
-  const host = url.hostname.toLowerCase()
+  // A trailing dot names the same host ("localhost." is localhost); without it the checks below would miss it.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, "")
   if (isIpLiteral(host))
     return isPublicAddress(host) ? undefined : "url must not point at a private or internal address"
   if (host === "localhost" || INTERNAL_SUFFIXES.some((suffix) => host.endsWith(suffix)) || !host.includes(".")) {

@@ -4,12 +4,16 @@ import { StoreUnavailable } from "@leadline/core/Errors"
 
 const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND"])
 
+// SQLSTATE classes of a server that is going away or not yet there: 08 connection
+// exception, 57P operator intervention (admin_shutdown, crash_shutdown, cannot_connect_now).
+const UNAVAILABLE_SQLSTATE = /^(08|57P)/
+
 const isUnreachable = (error: SqlError): boolean => {
   const reason = error.reason
   if (reason._tag === "ConnectionError") return true
-  // Socket-level failures can reach us as unknown errors: recognised by their error code, never their text.
+  // Socket-level and shutdown failures can reach us as unknown errors: recognised by their code, never their text.
   const code = (reason.cause as { code?: unknown } | undefined)?.code
-  return typeof code === "string" && SOCKET_ERRORS.has(code)
+  return typeof code === "string" && (SOCKET_ERRORS.has(code) || UNAVAILABLE_SQLSTATE.test(code))
 }
 
 /**

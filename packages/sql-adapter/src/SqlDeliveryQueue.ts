@@ -29,16 +29,21 @@ export const layer = Layer.effect(
             secret: string
           }>`
             WITH due AS (
-              SELECT id FROM webhook_deliveries
-              WHERE status = 'pending' AND next_attempt_at <= ${at(now)}::timestamptz
-                AND (lease_until IS NULL OR lease_until <= ${at(now)}::timestamptz)
-              ORDER BY next_attempt_at
+              SELECT d.id, w.deleted_at IS NOT NULL AS gone
+              FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+              WHERE d.status = 'pending' AND d.next_attempt_at <= ${at(now)}::timestamptz
+                AND (d.lease_until IS NULL OR d.lease_until <= ${at(now)}::timestamptz)
+              ORDER BY d.next_attempt_at
               LIMIT ${limit}::int
-              FOR UPDATE SKIP LOCKED
+              FOR UPDATE OF d SKIP LOCKED
+            ), cancelled AS (
+              -- Queued in a transaction that raced the endpoint's deletion: never sent.
+              UPDATE webhook_deliveries d SET status = 'cancelled', next_attempt_at = NULL, updated_at = ${at(now)}::timestamptz
+              FROM due WHERE d.id = due.id AND due.gone
             ), claimed AS (
               UPDATE webhook_deliveries d
               SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker}
-              FROM due WHERE d.id = due.id
+              FROM due WHERE d.id = due.id AND NOT due.gone
               RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts
             )
             SELECT c.id, c.event_id, c.event_type, c.round_attempts, coalesce(e.body, e.payload::text) AS body,

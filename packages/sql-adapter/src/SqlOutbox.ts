@@ -19,10 +19,14 @@ export const layer = Layer.effect(
         orDie(
           Effect.gen(function* () {
             const body = JSON.stringify(event)
-            yield* sql`INSERT INTO events (id, account_id, type, created_at, payload, body)
-                       VALUES (${event.id}, ${event.account_id}::uuid, ${event.type}, ${event.created_at}::timestamptz,
-                               ${body}::jsonb, ${body})`
+            // One round trip for the event and who subscribes to it (a CTE's INSERT runs
+            // whether or not the query reads it), one more only when someone does.
             const subscribed = yield* sql<{ id: string }>`
+              WITH recorded AS (
+                INSERT INTO events (id, account_id, type, created_at, payload, body)
+                VALUES (${event.id}, ${event.account_id}::uuid, ${event.type}, ${event.created_at}::timestamptz,
+                        ${body}::jsonb, ${body})
+              )
               SELECT id FROM webhook_endpoints
               WHERE account_id = ${event.account_id}::uuid AND deleted_at IS NULL AND enabled
                 AND events @> jsonb_build_array(${event.type}::text)`
@@ -41,8 +45,8 @@ export const layer = Layer.effect(
                 updated_at: event.created_at
               })
             }
-            yield* sql`INSERT INTO webhook_deliveries ${sql.insert(rows)}`
-            yield* sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
+            yield* sql`WITH queued AS (INSERT INTO webhook_deliveries ${sql.insert(rows)} RETURNING 1)
+                       SELECT pg_notify(${DELIVERIES_CHANNEL}, '') FROM (SELECT 1 FROM queued LIMIT 1) AS one`
           })
         )
     })

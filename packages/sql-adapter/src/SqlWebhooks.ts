@@ -165,7 +165,8 @@ export const layer = Layer.effect(
               Effect.andThen(
                 sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${at}::timestamptz,
                       lease_until = NULL, lease_owner = NULL, updated_at = ${at}::timestamptz
-                    WHERE id = ${id} AND status <> 'pending'`,
+                    WHERE id = ${id} AND status <> 'pending'
+                      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = endpoint_id AND w.deleted_at IS NULL)`,
                 sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
               )
             )

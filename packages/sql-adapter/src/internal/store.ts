@@ -4,26 +4,66 @@ import { StoreUnavailable } from "@leadline/core/Errors"
 
 const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND"])
 
-// SQLSTATE classes of a server that is going away or not yet there: 08 connection
-// exception, 57P operator intervention (admin_shutdown, crash_shutdown, cannot_connect_now).
-const UNAVAILABLE_SQLSTATE = /^(08|57P)/
-
-const isUnreachable = (error: SqlError): boolean => {
-  const reason = error.reason
-  if (reason._tag === "ConnectionError") return true
-  // Socket-level and shutdown failures can reach us as unknown errors: recognised by their code, never their text.
-  const code = (reason.cause as { code?: unknown } | undefined)?.code
-  return typeof code === "string" && (SOCKET_ERRORS.has(code) || UNAVAILABLE_SQLSTATE.test(code))
+const codeOf = (error: SqlError): string | undefined => {
+  const code = (error.reason.cause as { code?: unknown } | undefined)?.code
+  return typeof code === "string" ? code : undefined
 }
+
+/**
+ * Recognised by error codes, never by text: a connection error, a socket
+ * failure, SQLSTATE class 08 (connection exception) or 57P (the server is
+ * shutting down, crashed, or still starting: 57P01 admin_shutdown, 57P02
+ * crash_shutdown, 57P03 cannot_connect_now). Class 57's 57014 (a cancelled
+ * statement) is not an outage.
+ */
+const isUnreachable = (error: SqlError): boolean => {
+  if (error.reason._tag === "ConnectionError") return true
+  const code = codeOf(error)
+  return code !== undefined && (SOCKET_ERRORS.has(code) || code.startsWith("08") || code.startsWith("57P"))
+}
+
+/**
+ * Whether the database is currently taken to be away, and which outage this is:
+ * an outage is logged once when it starts and once when it ends, not once per
+ * statement (a short outage under load fails thousands of them).
+ */
+let away = false
+let outage = 0
+
+const wentAway = (error: SqlError) =>
+  Effect.suspend(() => {
+    if (away) return Effect.void
+    away = true
+    outage++
+    return Effect.logWarning(
+      `The database is unreachable (${codeOf(error) ?? error.reason._tag}); answering 503 service_unavailable until it returns`
+    )
+  })
+
+/** Only a statement that started after the outage began proves it over; one already running may just have been lucky. */
+const cameBack = (startedIn: number) =>
+  Effect.suspend(() => {
+    if (!away || startedIn !== outage) return Effect.void
+    away = false
+    return Effect.logInfo("The database is reachable again")
+  })
 
 /**
  * SQL failures are not the caller's doing: they become defects (500), except an
  * unreachable database, which becomes `StoreUnavailable` (503).
  */
 export const orDie = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, never, R> =>
-  Effect.catch(effect, (error) =>
-    Effect.die(isUnreachable(error) ? new StoreUnavailable({ message: "The database is unreachable" }) : error)
-  )
+  Effect.suspend(() => {
+    const guarded = Effect.catch(effect, (error) =>
+      isUnreachable(error)
+        ? Effect.andThen(wentAway(error), Effect.die(new StoreUnavailable({ message: "The database is unreachable" })))
+        : Effect.die(error)
+    )
+    // While the database is away, a success ends the outage; otherwise nothing is added to the statement.
+    if (!away) return guarded
+    const startedIn = outage
+    return Effect.tap(guarded, () => cameBack(startedIn))
+  })
 
 export const iso = (value: unknown): string =>
   value instanceof Date ? value.toISOString() : new Date(value as string).toISOString()

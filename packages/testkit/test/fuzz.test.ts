@@ -1,3 +1,5 @@
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
@@ -46,12 +48,54 @@ type Tracked = (typeof TRACKED)[number]
 
 const jsonOf = (reply: Fuzz.Reply): any => JSON.parse(reply.text)
 
+/** The tables whose rows only answered creates (and deletes) may change. */
+const TABLES = ["accounts", "users", "api_keys", "leads", "events", "webhook_endpoints"] as const
+type RowCounts = Record<(typeof TABLES)[number], number>
+
 /** What the answers said exists in the account, and every id ever seen (deleted ones make good 404 probes). */
 class Ledger {
   readonly live = new Map<Tracked, Set<string>>(TRACKED.map((resource) => [resource, new Set()]))
   readonly seen = new Map<Tracked, Array<string>>(TRACKED.map((resource) => [resource, []]))
+  /** Rows each table gained by the 2xx answers' account: what the database may hold beyond its start. */
+  readonly written: Record<(typeof TABLES)[number], number> = {
+    accounts: 0,
+    users: 0,
+    api_keys: 0,
+    leads: 0,
+    events: 0,
+    webhook_endpoints: 0
+  }
 
   record(operation: Fuzz.Operation, reply: Fuzz.Reply) {
+    const fresh = reply.status >= 200 && reply.status < 300 && reply.headers["idempotent-replayed"] !== "true"
+    if (fresh) {
+      const w = this.written
+      switch (operation.key) {
+        case "POST /admin/v1/accounts":
+          w.accounts++
+          w.users++
+          w.api_keys++
+          break
+        case "POST /admin/v1/accounts/{account_id}/users":
+          w.users++
+          break
+        case "POST /admin/v1/accounts/{account_id}/keys":
+          w.api_keys++
+          break
+        case "POST /api/v1/leads":
+          w.leads++
+          w.events++
+          break
+        case "DELETE /api/v1/leads/{id}":
+          w.leads--
+          w.events++
+          break
+        case "POST /api/webhooks/endpoints":
+          // Deleted endpoints stay as rows (their deliveries keep their history).
+          w.webhook_endpoints++
+          break
+      }
+    }
     for (const resource of TRACKED) {
       // A replay creates nothing: it repeats the answer of a request already counted.
       if (
@@ -210,8 +254,15 @@ const failure = (request: Fuzz.HttpRequest, reply: Fuzz.Reply, mismatch: Fuzz.Mi
     ].join("\n")
   )
 
-const fuzzOperation = async (server: TestServer.Running, op: Fuzz.Operation) => {
+const fuzzOperation = async (
+  server: TestServer.Running,
+  op: Fuzz.Operation,
+  countRows: (() => Promise<RowCounts>) | undefined
+) => {
   const world = await makeWorld(server)
+  const before = await countRows?.()
+  // Setting the world up went through the ledger too: only what the fuzzed requests wrote counts.
+  const writtenBefore = { ...world.ledger.written }
   const cases = Fuzz.caseArbitrary(document, op, {
     credentials: world.credentials(op),
     hints: world.hints,
@@ -235,15 +286,24 @@ const fuzzOperation = async (server: TestServer.Running, op: Fuzz.Operation) => 
       [...world.ledger.live.get(resource)!].toSorted()
     )
   }
+  if (before !== undefined && countRows !== undefined) {
+    // In the whole database, not just the account: a write to another account would show here.
+    const after = await countRows()
+    const gained = Object.fromEntries(TABLES.map((table) => [table, after[table] - before[table]]))
+    const written = Object.fromEntries(
+      TABLES.map((table) => [table, world.ledger.written[table] - writtenBefore[table]])
+    )
+    expect(gained, "rows the database gained").toEqual(written)
+  }
 }
 
-const fuzzWiring = (name: string, getServer: () => TestServer.Running) =>
+const fuzzWiring = (name: string, getServer: () => TestServer.Running, countRows?: () => Promise<RowCounts>) =>
   describe(name, () => {
     it("finds operations to fuzz in the document", () => {
       expect(OPERATIONS.length).toBeGreaterThan(10)
     })
     for (const op of OPERATIONS) {
-      it(op.key, () => fuzzOperation(getServer(), op), TEST_TIMEOUT)
+      it(op.key, () => fuzzOperation(getServer(), op, countRows), TEST_TIMEOUT)
     }
   })
 
@@ -254,13 +314,34 @@ fuzzWiring("fuzz on the in-memory wiring", () => memory)
 describe("on SQL", () => {
   let database: TestDatabase.TestDatabase
   let server: TestServer.Running
+  // The stores are built here and handed to the server, so the test can count rows on the same database.
+  const scope = Effect.runSync(Scope.make())
+  let countRows: () => Promise<RowCounts>
   beforeAll(async () => {
     database = await TestDatabase.make()
-    server = await TestServer.start({ app: SqlApp.layer(database.config), webhooks: offline })
+    const context = await Effect.runPromise(Layer.buildWithScope(SqlApp.layer(database.config), scope))
+    countRows = () =>
+      Effect.runPromise(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const counts = {} as RowCounts
+          for (const table of TABLES) {
+            const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
+            counts[table] = row!.n
+          }
+          return counts
+        }).pipe(Effect.provide(context))
+      )
+    server = await TestServer.start({ app: Layer.succeedContext(context), webhooks: offline })
   })
   afterAll(async () => {
     await server?.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
     await database?.dispose()
   })
-  fuzzWiring("fuzz", () => server)
+  fuzzWiring(
+    "fuzz",
+    () => server,
+    () => countRows()
+  )
 })

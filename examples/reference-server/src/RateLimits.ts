@@ -16,7 +16,9 @@ export const layer = (config: ServerConfig) => {
   return Layer.mergeAll(
     RateLimiter.layer.pipe(
       Layer.provide(RateLimiter.layerStoreRedis({ prefix: "leadline:ratelimit:" })),
-      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value) }))
+      // While Redis is away a command fails at once instead of queueing until it returns:
+      // the request then goes through uncounted rather than waiting.
+      Layer.provide(NodeRedis.layer({ url: Redacted.value(config.redisUrl.value), disableOfflineQueue: true }))
     ),
     Layer.succeed(RateLimit.Settings, settings)
   )

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest"
 import { makeAccount } from "@leadline/testkit/Fixtures"
 import { call } from "@leadline/testkit/Http"
+import * as TcpProxy from "@leadline/testkit/TcpProxy"
 import * as Postgres from "./support/Postgres.ts"
 import * as ServerProcess from "./support/ServerProcess.ts"
 
@@ -46,6 +47,50 @@ if (Postgres.url !== undefined && redisUrl !== undefined) {
         expect(refused.body.code).toBe("rate_limited")
       }
     })
+  })
+
+  describe("rate limits when Redis goes away", () => {
+    it("let requests through uncounted, with a warning, and count again once it is back", async () => {
+      const target = new URL(redisUrl)
+      const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 6379) })
+      cleanups.push(() => proxy.close())
+      const dataDir = ServerProcess.tempDataDir()
+      const server = await ServerProcess.start({
+        dataDir,
+        env: {
+          REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+          LEADLINE_RATE_LIMIT: "1000",
+          // A key of its own in Redis for every run: the window's count starts at 0.
+          LEADLINE_ADMIN_TOKEN: `lla_${Date.now()}`
+        }
+      })
+      cleanups.push(
+        () => ServerProcess.removeDir(dataDir),
+        () => server.stop()
+      )
+      const account = await makeAccount(server)
+      const me = () => call(server, "GET", "/api/me", { auth: account.ownerKey })
+      const counted = await me()
+      expect(counted.status).toBe(200)
+      expect(counted.headers.get("x-ratelimit-limit")).toBe("1000")
+
+      await proxy.cut()
+      const started = Date.now()
+      const uncounted = await me()
+      expect(uncounted.status).toBe(200)
+      expect(uncounted.headers.get("x-ratelimit-limit")).toBeNull()
+      expect(Date.now() - started).toBeLessThan(2_000)
+      expect(server.log()).toContain("rate limit store failed; letting the request through")
+
+      await proxy.restore()
+      let again = await me()
+      for (let i = 0; i < 50 && again.headers.get("x-ratelimit-limit") === null; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        again = await me()
+      }
+      expect(again.status).toBe(200)
+      expect(again.headers.get("x-ratelimit-limit")).toBe("1000")
+    }, 60_000)
   })
 } else {
   describe("rate limits without Redis", () => {

@@ -42,7 +42,9 @@ describe("per-key rate limits", () => {
     expect((await call(server, "GET", "/api/me", { auth: sibling.apiKey })).headers.get("x-ratelimit-remaining")).toBe(
       "4"
     )
-    expect((await call(server, "GET", "/api/me", { auth: other.ownerKey })).status).toBe(200)
+    const elsewhere = await call(server, "GET", "/api/me", { auth: other.ownerKey })
+    expect(elsewhere.status).toBe(200)
+    expect(elsewhere.headers.get("x-ratelimit-remaining")).toBe("4")
   })
 
   it("counts errors against the key too (with the headers on them), and unauthenticated requests against none", async () => {
@@ -56,5 +58,18 @@ describe("per-key rate limits", () => {
     const anonymous = await call(server, "GET", "/api/me")
     expect(anonymous.status).toBe(401)
     expect(anonymous.headers.get("x-ratelimit-limit")).toBeNull()
+  })
+
+  it("gives the budget back when the window ends", async () => {
+    const short = await TestServer.start({ rateLimit: { limit: 2, window: "1 second" } })
+    try {
+      const account = await makeAccount(short)
+      const me = async () => (await call(short, "GET", "/api/me", { auth: account.ownerKey })).status
+      expect([await me(), await me(), await me()]).toEqual([200, 200, 429])
+      await new Promise((resolve) => setTimeout(resolve, 1100))
+      expect(await me()).toBe(200)
+    } finally {
+      await short.close()
+    }
   })
 })

@@ -150,27 +150,31 @@ export const layer = Layer.effect(
         ).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
       },
       findDelivery,
+      // One statement that share-locks the endpoint row: a concurrent delete either commits
+      // first (and this sees the endpoint deleted) or waits for this one and then cancels the
+      // delivery it queued. A separate check before the UPDATE could requeue for a deleted endpoint.
       redeliver: (accountId, id, at) =>
         Effect.gen(function* () {
           const [row] = yield* orDie(
-            sql<{ status: string; deleted: boolean }>`
-              SELECT d.status, w.deleted_at IS NOT NULL AS deleted
-              FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-              WHERE d.account_id = ${accountId}::uuid AND d.id = ${id}`
+            sql<{ gone: boolean }>`
+              WITH target AS (
+                SELECT d.id, w.deleted_at IS NOT NULL AS gone
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.account_id = ${accountId}::uuid AND d.id = ${id}
+                FOR SHARE OF w
+              ), requeued AS (
+                UPDATE webhook_deliveries d
+                SET status = 'pending', round_attempts = 0, next_attempt_at = ${at}::timestamptz,
+                    lease_until = NULL, lease_owner = NULL, updated_at = ${at}::timestamptz
+                FROM target WHERE d.id = target.id AND NOT target.gone AND d.status <> 'pending'
+                RETURNING d.id
+              )
+              -- The notification (sent at commit) wakes the workers only when something was requeued.
+              SELECT target.gone, (SELECT count(pg_notify(${DELIVERIES_CHANNEL}, '')) FROM requeued) AS notified
+              FROM target`
           )
           if (row === undefined) return undefined
-          if (row.deleted) return "gone" as const
-          if (row.status !== "pending") {
-            yield* orDie(
-              Effect.andThen(
-                sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${at}::timestamptz,
-                      lease_until = NULL, lease_owner = NULL, updated_at = ${at}::timestamptz
-                    WHERE id = ${id} AND status <> 'pending'
-                      AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = endpoint_id AND w.deleted_at IS NULL)`,
-                sql`SELECT pg_notify(${DELIVERIES_CHANNEL}, '')`
-              )
-            )
-          }
+          if (row.gone) return "gone" as const
           return yield* findDelivery(accountId, id)
         })
     })

@@ -59,7 +59,9 @@ describe("webhook URLs at registration", () => {
     // A trailing dot is the same name, fully qualified.
     ["https://localhost./x", "url must not point at a private or internal address"],
     ["https://metadata.google.internal./x", "url must not point at a private or internal address"],
+    ["https://foo.local./x", "url must not point at a private or internal address"],
     ["https://printer.local../x", "url must not point at a private or internal address"],
+    ["https://metadata./x", "url must not point at a private or internal address"],
     ["https://metadata/x", "url must not point at a private or internal address"],
     ["https://[fd00::1]/x", "url must not point at a private or internal address"],
     ["https://user:secret@hooks.example.com/x", "url must not contain credentials"],

@@ -76,14 +76,21 @@ describe(`two workers on one database draining ${DELIVERIES} deliveries`, () => 
     expect(new Set(eventIds).size).toBe(DELIVERIES)
     expect(endpoint.requests()).toHaveLength(DELIVERIES)
     expect(requests.every((request) => request.headers["x-service-delivery-attempt"] === "1")).toBe(true)
-    const log = await call(
-      server,
-      "GET",
-      `/api/webhooks/deliveries?endpoint_id=${registered.body.id}&status=delivered&limit=1`,
-      {
+    // Every delivery ended delivered, so the status filter must put all of them under
+    // `delivered` and none under the others (an ignored filter would list them everywhere).
+    const logPage = async (query: string) => {
+      const log = await call(server, "GET", `/api/webhooks/deliveries?endpoint_id=${registered.body.id}${query}`, {
         auth: account.ownerKey
-      }
-    )
-    expect(log.body.meta.total).toBe(DELIVERIES)
+      })
+      expect(log.status, log.text).toBe(200)
+      return { total: log.body.meta.total, statuses: log.body.deliveries.map((d: { status: string }) => d.status) }
+    }
+    expect(await logPage("&limit=3")).toEqual({ total: DELIVERIES, statuses: ["delivered", "delivered", "delivered"] })
+    expect(await logPage("&status=delivered&limit=3")).toEqual({
+      total: DELIVERIES,
+      statuses: ["delivered", "delivered", "delivered"]
+    })
+    expect(await logPage("&status=pending")).toEqual({ total: 0, statuses: [] })
+    expect(await logPage("&status=failed")).toEqual({ total: 0, statuses: [] })
   }, 240_000)
 })

@@ -1,4 +1,7 @@
+import { Schema } from "effect"
+import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Event from "@leadline/core/events/Event"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { type AccountFixture, makeAccount, nextPhone } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
@@ -56,7 +59,7 @@ const deliveriesOf = async (endpointId: string) =>
     id: string
     status: string
     event_id: string
-    attempts: Array<{ status_code: number | null; error: string | null }>
+    attempts: Array<{ status_code: number | null; duration_ms: number; error: string | null }>
   }>
 
 const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 20_000) => {
@@ -68,6 +71,10 @@ const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, ti
   }
   return value
 }
+
+/** The requests by their `X-Service-Event`: the contract promises no order, even between one lead's events. */
+const byEvent = (requests: ReadonlyArray<MockReceiver.RecordedRequest>) =>
+  Object.fromEntries(requests.map((request) => [request.headers["x-service-event"], request]))
 
 const gaps = (requests: ReadonlyArray<MockReceiver.RecordedRequest>) =>
   requests.slice(1).map((request, i) => (request.receivedAt - requests[i]!.receivedAt) / 1000)
@@ -104,16 +111,21 @@ describe("webhook endpoints", () => {
 
 describe("delivery", () => {
   it("delivers a created and a deleted lead, signed both ways, with the exact headers", async () => {
-    const { endpoint } = await subscribe(["lead.created", "lead.deleted"])
+    const { endpoint, registered } = await subscribe(["lead.created", "lead.deleted"])
     const lead = await createLead()
     await call(server, "DELETE", `/api/v1/leads/${lead.body.id}`, { auth: account.ownerKey })
-    const [created, deleted] = await endpoint.waitFor(2, 10_000)
-    for (const [request, type] of [
-      [created!, "lead.created"],
-      [deleted!, "lead.deleted"]
-    ] as const) {
+    const received = byEvent(await endpoint.waitFor(2, 10_000))
+    expect(Object.keys(received).sort()).toEqual(["lead.created", "lead.deleted"])
+    for (const type of ["lead.created", "lead.deleted"] as const) {
+      const request = received[type]!
       const body = JSON.parse(request.body)
       expect(request.verified).toEqual({ service: true, standard: true })
+      // The body is what core's schema for the type says it is.
+      expect(Schema.decodeUnknownSync(Event.Envelopes[type])(body)).toEqual(body)
+      // An off-the-shelf verifier accepts exactly what went over the wire, and only with the right secret.
+      expect(new Webhook(registered.secret).verify(request.body, request.headers)).toEqual(body)
+      const stranger = new Webhook(`whsec_${Buffer.alloc(32, 7).toString("base64")}`)
+      expect(() => stranger.verify(request.body, request.headers)).toThrow("No matching signature found")
       expect(body).toEqual({
         id: body.id,
         type,
@@ -164,7 +176,9 @@ describe("delivery", () => {
     const requests = await endpoint.waitFor(4, 20_000)
     const [a, b, c] = gaps(requests)
     expect(a).toBeGreaterThan(0.8)
+    expect(a).toBeLessThan(1.9)
     expect(b).toBeGreaterThan(1.8)
+    expect(b).toBeLessThan(3.2)
     expect(c).toBeGreaterThan(3.8)
     expect(c).toBeLessThan(5.5)
     const [failed] = await until(
@@ -221,9 +235,14 @@ describe("delivery", () => {
       20_000
     )
     expect(delivery!.attempts[0]).toMatchObject({ status_code: null, error: "timed out after 10 s" })
+    expect(delivery!.attempts[0]!.duration_ms).toBeGreaterThanOrEqual(9_500)
+    expect(delivery!.attempts[0]!.duration_ms).toBeLessThanOrEqual(11_500)
     expect(delivery!.attempts[1]).toMatchObject({ status_code: 200, error: null })
     const [first, second] = hanging.endpoint.requests()
-    expect((second!.receivedAt - first!.receivedAt) / 1000).toBeGreaterThan(10.5)
+    // 10 s timeout, then the 1 s retry delay.
+    const gap = (second!.receivedAt - first!.receivedAt) / 1000
+    expect(gap).toBeGreaterThan(10.5)
+    expect(gap).toBeLessThan(12.5)
   }, 40_000)
 })
 
@@ -235,7 +254,7 @@ describe("who gets what", () => {
     const lead = await createLead()
     await call(server, "DELETE", `/api/v1/leads/${lead.body.id}`, { auth: account.ownerKey })
     const received = await all.endpoint.waitFor(2, 10_000)
-    expect(received.map((request) => request.headers["x-service-event"])).toEqual(["lead.created", "lead.deleted"])
+    expect(Object.keys(byEvent(received)).sort()).toEqual(["lead.created", "lead.deleted"])
     expect(received.every((request) => JSON.parse(request.body).account_id === account.accountId)).toBe(true)
     const [deletion] = await deletesOnly.endpoint.waitFor(1, 10_000)
     expect(deletion!.headers["x-service-event"]).toBe("lead.deleted")

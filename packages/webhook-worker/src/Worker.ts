@@ -72,17 +72,20 @@ export const layer = (options: Options = {}) =>
           )
         )
 
-      /** Claims what is due and free slots allow; true when there may be more due right now. */
+      /**
+       * Claims what is due and free slots allow: "more" when there may be more due right
+       * now, "full" when every slot is taken, "idle" when nothing more is due.
+       */
       const dispatch = Effect.gen(function* () {
         const free = concurrency - inFlight
-        if (free <= 0) return false
+        if (free <= 0) return "full" as const
         const now = yield* Clock.currentTimeMillis
         const claimed = yield* queue.claim(worker, now, leaseMillis, free)
         for (const delivery of claimed) {
           inFlight++
           yield* Effect.forkIn(attempt(delivery), scope)
         }
-        return claimed.length === free
+        return claimed.length === free ? ("more" as const) : ("idle" as const)
       })
 
       const waitForWork = Effect.gen(function* () {
@@ -92,7 +95,13 @@ export const layer = (options: Options = {}) =>
         yield* Effect.timeoutOption(Queue.take(kick), Duration.millis(wait))
       })
 
-      const step = Effect.flatMap(dispatch, (more) => (more ? Effect.void : waitForWork)).pipe(
+      // With every slot taken, a due backlog is no reason to look again: only a finished
+      // attempt (or a wake-up) can change anything, and every attempt pokes when it ends.
+      const waitForSlot = Queue.take(kick)
+
+      const step = Effect.flatMap(dispatch, (state) =>
+        state === "more" ? Effect.void : state === "full" ? waitForSlot : waitForWork
+      ).pipe(
         Effect.catchCause((cause) =>
           Cause.hasInterruptsOnly(cause)
             ? Effect.failCause(cause)

@@ -1,0 +1,114 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { CurrentPrincipal } from "../src/auth/Principal.ts"
+import * as Event from "../src/events/Event.ts"
+import { emit, Outbox } from "../src/events/Outbox.ts"
+import type { Lead } from "../src/leads/Lead.ts"
+
+const lead: Lead = {
+  id: "ld_01jz0000000000000000000000",
+  name: "Ada",
+  phone: "+14155550100",
+  email: null,
+  tags: ["vip"],
+  status: "new",
+  assigned_user_id: null,
+  attributes: { source: "web" },
+  created_at: "2025-01-01T00:00:00.000Z",
+  updated_at: "2025-01-01T00:00:00.000Z"
+}
+
+const envelope = (type: string, data: unknown) => ({
+  id: "evt_1",
+  type,
+  created_at: "2025-01-01T00:00:00.000Z",
+  account_id: "2b1f5c1e-1111-4222-8333-444455556666",
+  data
+})
+
+const decodes = (schema: Schema.Decoder<unknown>, input: unknown) =>
+  Schema.decodeUnknownExit(schema)(input)._tag === "Success"
+
+describe("event data schemas", () => {
+  it("name a data schema for each of the nine types", () => {
+    assert.deepStrictEqual(Object.keys(Event.Data).sort(), [...Event.EVENT_TYPES].sort())
+    assert.deepStrictEqual(Object.keys(Event.Envelopes).sort(), [...Event.EVENT_TYPES].sort())
+    assert.strictEqual(Event.Data["lead.created"], Event.Data["lead.deleted"])
+  })
+
+  it("decode a lead event with the lead as data, and refuse anything else as its data", () => {
+    const body = envelope("lead.created", lead)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Event.Envelopes["lead.created"])(body), body)
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Event.Envelope)(body), body)
+    assert.isFalse(decodes(Event.Envelopes["lead.created"], envelope("lead.created", { id: lead.id })))
+    assert.isFalse(decodes(Event.Envelope, envelope("lead.deleted", { id: lead.id, name: "Ada" })))
+    // The type is part of each envelope schema: a lead.deleted body is not a lead.created one.
+    assert.isFalse(decodes(Event.Envelopes["lead.created"], envelope("lead.deleted", lead)))
+    assert.isFalse(decodes(Event.Envelope, envelope("lead.exploded", lead)))
+  })
+
+  it("want an id on the provisional resources, a status on orders, and keep fields they do not name", () => {
+    const order = { id: "ord_1", status: "paid", total: 1250, items: [{ sku: "A" }] }
+    assert.deepStrictEqual(
+      Schema.decodeUnknownSync(Event.Envelope)(envelope("order.status_changed", order)),
+      envelope("order.status_changed", order)
+    )
+    assert.isFalse(decodes(Event.Envelope, envelope("order.created", { id: "ord_1" })))
+    for (const type of [
+      "message.received",
+      "message.sent",
+      "agent.config_changed",
+      "knowledge.updated",
+      "campaign.queued"
+    ] as const) {
+      assert.isTrue(decodes(Event.Envelopes[type], envelope(type, { id: "x_1", extra: true })), type)
+      assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { name: "no id" })), type)
+      assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { id: 7 })), type)
+    }
+  })
+})
+
+describe("emit", () => {
+  it.effect("appends the envelope it returns, for the caller's account, and it decodes for its type", () =>
+    Effect.gen(function* () {
+      const appended: Array<Event.Envelope> = []
+      const event = yield* emit("lead.created", lead).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            Layer.succeed(Outbox)({ append: (event) => Effect.sync(() => void appended.push(event)) }),
+            Layer.succeed(CurrentPrincipal)({
+              accountId: "2b1f5c1e-1111-4222-8333-444455556666",
+              userId: "u",
+              ownerUserId: "u",
+              role: "owner",
+              keyId: "k",
+              scopes: []
+            })
+          )
+        )
+      )
+      assert.deepStrictEqual(appended, [event])
+      assert.strictEqual(event.type, "lead.created")
+      assert.strictEqual(event.account_id, "2b1f5c1e-1111-4222-8333-444455556666")
+      assert.match(event.id, /^evt_[0-9a-z]{26}$/)
+      assert.deepStrictEqual(Schema.decodeUnknownSync(Event.Envelopes["lead.created"])(event), event)
+    })
+  )
+
+  it("is typed by the event type: checked by tsc, never run", () => {
+    const typeChecks = () => [
+      // @ts-expect-error lead.created carries a Lead
+      emit("lead.created", { id: lead.id }),
+      // @ts-expect-error lead.deleted carries a Lead
+      emit("lead.deleted", { id: "ord_1", status: "paid" }),
+      // @ts-expect-error an order has a status
+      emit("order.created", { id: "ord_1" }),
+      // @ts-expect-error not one of the nine types
+      emit("lead.exploded", lead),
+      emit("lead.created", lead),
+      emit("order.status_changed", { id: "ord_1", status: "paid", total: 1250 }),
+      emit("campaign.queued", { id: "cmp_1" })
+    ]
+    assert.isFunction(typeChecks)
+  })
+})

@@ -66,10 +66,11 @@ export const layer = Layer.effectContext(
           events.set(event.id, event)
           yield* onRollback(() => events.delete(event.id))
           const now = yield* Clock.currentTimeMillis
+          const queued: Array<StoredDelivery> = []
           for (const endpoint of endpoints) {
             if (endpoint.accountId !== event.account_id || endpoint.deletedAt !== null || !endpoint.enabled) continue
             if (!endpoint.events.includes(event.type)) continue
-            const delivery: StoredDelivery = {
+            queued.push({
               id: yield* Ids.make("dlv"),
               accountId: event.account_id,
               eventId: event.id,
@@ -83,11 +84,14 @@ export const layer = Layer.effectContext(
               leaseOwner: null,
               updatedAt: event.created_at,
               attempts: []
-            }
-            deliveries.unshift(delivery)
-            yield* onRollback(() => deliveries.splice(deliveries.indexOf(delivery), 1))
+            })
           }
-          yield* onCommit(signal)
+          // Queued only once the transaction commits, as rows are on SQL: a worker must never
+          // claim the delivery of a change that is then rolled back.
+          yield* onCommit(() => {
+            for (const delivery of queued) deliveries.unshift(delivery)
+            signal()
+          })
         })
     })
 

@@ -306,17 +306,24 @@ const decodeCreate = (raw: string): CreateInput | ReadonlyArray<Detail> => {
 }
 
 const FIND_USER = "SELECT id FROM users WHERE id = $1::uuid AND account_id = $2::uuid"
-const INSERT_LEAD = `INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
-  VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7, $8::uuid, $9::jsonb, $10::timestamptz, $11::timestamptz)
-  ON CONFLICT (account_id, phone) DO NOTHING
-  RETURNING id`
-const BUMP_COUNT = `INSERT INTO lead_counts (account_id, total) VALUES ($1::uuid, 1)
-  ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + 1`
-const INSERT_EVENT = `INSERT INTO events (id, account_id, type, created_at, payload, body)
-  VALUES ($1, $2::uuid, $3, $4::timestamptz, $5::jsonb, $6)`
-const SUBSCRIBED = `SELECT id FROM webhook_endpoints
-  WHERE account_id = $1::uuid AND deleted_at IS NULL AND enabled AND events @> jsonb_build_array($2::text)`
-const NOTIFY = "SELECT pg_notify('leadline_deliveries', '')"
+// The lead and its count in one statement, as SqlLeads does.
+const INSERT_LEAD = `WITH inserted AS (
+    INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+    VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7, $8::uuid, $9::jsonb, $10::timestamptz, $11::timestamptz)
+    ON CONFLICT (account_id, phone) DO NOTHING
+    RETURNING account_id
+  ), counted AS (
+    INSERT INTO lead_counts (account_id, total) SELECT account_id, 1 FROM inserted
+    ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + 1
+  )
+  SELECT count(*)::int AS inserted FROM inserted`
+// The event and the lookup of its subscribers in one statement, as SqlOutbox does.
+const INSERT_EVENT_SUBSCRIBED = `WITH recorded AS (
+    INSERT INTO events (id, account_id, type, created_at, payload, body)
+    VALUES ($1, $2::uuid, $3, $4::timestamptz, $5::jsonb, $6)
+  )
+  SELECT id FROM webhook_endpoints
+  WHERE account_id = $2::uuid AND deleted_at IS NULL AND enabled AND events @> jsonb_build_array($3::text)`
 
 /** One multi-row insert of pending deliveries; one prepared statement per row count. */
 const insertDeliveries = (count: number): string => {
@@ -327,8 +334,12 @@ const insertDeliveries = (count: number): string => {
       `($${p + 1}, $${p + 2}::uuid, $${p + 3}, $${p + 4}, $${p + 5}::uuid, $${p + 6}, $${p + 7}::timestamptz, $${p + 8}::timestamptz, $${p + 9}::timestamptz)`
     )
   }
-  return `INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
-    VALUES ${rows.join(", ")}`
+  // The deliveries carry the wake-up, as SqlOutbox's do.
+  return `WITH queued AS (
+      INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
+      VALUES ${rows.join(", ")} RETURNING 1
+    )
+    SELECT pg_notify('leadline_deliveries', '') FROM (SELECT 1 FROM queued LIMIT 1) AS one`
 }
 
 // ---------------------------------------------------------------------------
@@ -479,10 +490,9 @@ export const start = async (options: StartOptions): Promise<Started> => {
         lead.updated_at
       ]
     })
-    if (inserted.rows.length === 0) {
+    if (inserted.rows[0]?.inserted !== 1) {
       return answer(409, errorBody(`A lead with phone ${lead.phone} already exists`, "conflict"))
     }
-    await client.query({ name: "bump_count", text: BUMP_COUNT, values: [accountId] })
     const createdAt = new Date().toISOString()
     const event = {
       id: `evt_${ulid(Date.now())}`,
@@ -492,15 +502,10 @@ export const start = async (options: StartOptions): Promise<Started> => {
       data: lead
     }
     const envelope = JSON.stringify(event)
-    await client.query({
-      name: "insert_event",
-      text: INSERT_EVENT,
-      values: [event.id, accountId, event.type, createdAt, envelope, envelope]
-    })
     const subscribed = await client.query<{ id: string }>({
-      name: "subscribed",
-      text: SUBSCRIBED,
-      values: [accountId, event.type]
+      name: "insert_event_subscribed",
+      text: INSERT_EVENT_SUBSCRIBED,
+      values: [event.id, accountId, event.type, createdAt, envelope, envelope]
     })
     if (subscribed.rows.length > 0) {
       const values: Array<string> = []
@@ -510,7 +515,6 @@ export const start = async (options: StartOptions): Promise<Started> => {
       }
       const count = subscribed.rows.length
       await client.query({ name: `insert_deliveries_${count}`, text: insertDeliveries(count), values })
-      await client.query({ name: "notify", text: NOTIFY })
     }
     return answer(201, JSON.stringify(lead))
   }

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as TestServer from "@leadline/testkit/TestServer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as ServerProcess from "./support/ServerProcess.ts"
 
 const bin = join(import.meta.dirname, "..", "bin", "leadline.ts")
 
@@ -22,14 +23,12 @@ let emptyDataDir: string
 const leadline = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
   new Promise<Run>((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      env: {
-        ...process.env,
-        LEADLINE_URL: undefined,
+      env: ServerProcess.environment({
         LEADLINE_DATA_DIR: emptyDataDir,
         LEADLINE_ADMIN_TOKEN: server.adminToken,
         NO_COLOR: "1",
         ...env
-      },
+      }),
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""

@@ -67,6 +67,11 @@ if (Postgres.url !== undefined) {
         ).then(([row]) => row!.n)
       expect(await connections()).toBeGreaterThan(0)
 
+      // A lock held from outside keeps the creates waiting inside the server, so the signal
+      // certainly finds them accepted and in flight (not merely sent), however slow the machine.
+      const lock = await Postgres.holdLock(schema.databaseUrl, "leads", "SHARE")
+      // Released before the schema is dropped, even when an assertion fails first.
+      cleanups.push(() => lock.release())
       const inFlight = Array.from({ length: 10 }, () =>
         call(server, "POST", "/api/v1/leads", {
           auth: account.ownerKey,
@@ -75,8 +80,25 @@ if (Postgres.url !== undefined) {
           .then((reply) => reply.status)
           .catch(() => "refused")
       )
-      await new Promise((resolve) => setTimeout(resolve, 20))
+      const waiting = () =>
+        Postgres.query<{ n: number }>(
+          url,
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE application_name = '${applicationName}' AND wait_event_type = 'Lock'`
+        ).then(([row]) => row!.n)
+      // As many as the pool lets through wait on the lock: until that number holds still.
+      let waitingAtSignal = 0
+      for (let steady = 0, deadline = Date.now() + 10_000; steady < 4 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        const now = await waiting()
+        steady = now > 0 && now === waitingAtSignal ? steady + 1 : 0
+        waitingAtSignal = now
+      }
+      expect(waitingAtSignal).toBeGreaterThan(0)
       const exit = server.stop("SIGTERM")
+      // The server is draining now; the creates it holds may finish.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await lock.release()
       const outcomes = await Promise.all(inFlight)
       expect(await exit).toBe(0)
       // Every request either got its full answer or was never accepted: none cut half-way or failed.
@@ -84,6 +106,8 @@ if (Postgres.url !== undefined) {
         outcomes.every((outcome) => outcome === 201 || outcome === "refused"),
         outcomes.join(",")
       ).toBe(true)
+      // Each create the server had accepted before the signal (waiting on the lock) was answered 201.
+      expect(outcomes.filter((outcome) => outcome === 201).length).toBeGreaterThanOrEqual(waitingAtSignal)
       const [stored] = await Postgres.query<{ n: number }>(schema.databaseUrl, "SELECT count(*)::int AS n FROM leads")
       expect(stored!.n).toBe(outcomes.filter((outcome) => outcome === 201).length)
       expect(await connections()).toBe(0)

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { environment } from "./support/ServerProcess.ts"
 
 const root = join(import.meta.dirname, "..", "..", "..")
 
@@ -23,7 +24,8 @@ const startServer = () =>
   new Promise<string>((resolve, reject) => {
     server = spawn("npm", ["start"], {
       cwd: root,
-      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LEADLINE_DATA_DIR: dataDir },
+      // The embedded database and the token file in the data directory, whatever the developer's shell sets.
+      env: environment({ PORT: "0", HOST: "127.0.0.1", LEADLINE_DATA_DIR: dataDir }),
       detached: true,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -55,10 +57,9 @@ afterAll(() => {
 
 describe("the README", () => {
   it("has a walk-through that works as written against `npm start`", () => {
-    const { BASH_ENV: _ignored, ...env } = process.env
     const result = spawnSync("bash", ["--noprofile", "--norc", "-euo", "pipefail", "-c", walkthrough()], {
       cwd: root,
-      env: { ...env, BASE: baseUrl, LEADLINE_DATA_DIR: dataDir },
+      env: environment({ BASH_ENV: undefined, BASE: baseUrl, LEADLINE_DATA_DIR: dataDir }),
       encoding: "utf8",
       timeout: 60_000
     })

@@ -113,7 +113,10 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
   { error: Schema.String, code: Schema.tag("service_unavailable") },
-  { httpApiStatus: 503, description: "A dependency (the database) is unreachable; retry later." }
+  {
+    httpApiStatus: 503,
+    description: "The database is unreachable, or the request took longer than its time limit; retry after Retry-After."
+  }
 ) {
   get _tag() {
     return "ServiceUnavailable" as const

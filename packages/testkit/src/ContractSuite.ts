@@ -416,6 +416,7 @@ export const contractSuite = (name: string, getTarget: () => ContractTarget, opt
         const body = { name: "Shared", phone: nextPhone() }
         const headers = { "idempotency-key": `ns-${crypto.randomUUID()}` }
         const byOwner = await call(target, "POST", "/api/v1/leads", { auth: acme.ownerKey, json: body, headers })
+        expect(byOwner.status).toBe(201)
         const byWriter = await call(target, "POST", "/api/v1/leads", {
           auth: acme.keys.leadsWrite!.apiKey,
           json: body,

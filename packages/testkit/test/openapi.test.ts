@@ -50,12 +50,26 @@ describe("the OpenAPI document and docs page", () => {
       "415",
       "422",
       "429",
-      "500"
+      "500",
+      "503"
     ])
     const schemes = Object.values(spec.components.securitySchemes) as Array<{ type: string; scheme: string }>
     expect(schemes.some((scheme) => scheme.type === "http" && scheme.scheme.toLowerCase() === "bearer")).toBe(true)
     const forbidden = JSON.stringify(create.responses["403"])
     expect(forbidden).not.toContain("_tag")
+    // 503 (the database away, a request over its time limit) on every operation, with its code.
+    for (const [path, operations] of Object.entries(spec.paths) as Array<[string, Record<string, any>]>) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(Object.keys(operation.responses ?? {}), `${method} ${path}`).toContain("503")
+      }
+    }
+    const unavailable = create.responses["503"].content["application/json"].schema.$ref.split("/").at(-1)
+    expect(spec.components.schemas[unavailable]).toEqual({
+      type: "object",
+      properties: { error: { type: "string" }, code: { type: "string", enum: ["service_unavailable"] } },
+      required: ["error", "code"],
+      additionalProperties: false
+    })
   })
 
   it("serves a docs page", async () => {

@@ -30,3 +30,36 @@ export const freshSchema = async (databaseUrl: string) => {
     drop: () => query(databaseUrl, `DROP SCHEMA ${schema} CASCADE`).then(() => undefined)
   }
 }
+
+/**
+ * Takes `LOCK TABLE <table> IN <mode> MODE` in a transaction of its own, from
+ * outside any Leadline process, and holds it until `release`: statements of a
+ * server that need a conflicting lock wait meanwhile.
+ */
+export const holdLock = (databaseUrl: string, table: string, mode: string) =>
+  new Promise<{ readonly release: () => Promise<void> }>((resolve, reject) => {
+    let release = () => {}
+    const released = new Promise<void>((done) => {
+      release = done
+    })
+    const held: Promise<void> = Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql.unsafe(`LOCK TABLE ${table} IN ${mode} MODE`)
+              resolve({
+                release: () => {
+                  release()
+                  return held
+                }
+              })
+              yield* Effect.promise(() => released)
+            })
+          )
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))
+      )
+    )
+    held.catch(reject)
+  })

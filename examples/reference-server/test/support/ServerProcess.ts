@@ -19,6 +19,28 @@ export interface ServerProcess extends Launched {
   readonly adminToken: string
 }
 
+/** What configures a Leadline process (see Config.ts): never inherited from the developer's shell. */
+const SETTING = /^(LEADLINE_|WEBHOOK_)|^(DATABASE_URL|REDIS_URL|PORT|HOST|LOG_LEVEL)$/
+
+/**
+ * The environment for a Leadline process started by a test: this process's,
+ * without any Leadline setting (a `DATABASE_URL` or `LEADLINE_ADMIN_TOKEN` in
+ * the developer's shell would put an "embedded" server on PostgreSQL, or stop
+ * it from writing its admin-token file), plus exactly the settings given.
+ * An `undefined` value leaves a setting unset.
+ */
+export const environment = (settings: Record<string, string | undefined> = {}): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !SETTING.test(name)) env[name] = value
+  }
+  for (const [name, value] of Object.entries(settings)) {
+    if (value === undefined) delete env[name]
+    else env[name] = value
+  }
+  return env
+}
+
 export const tempDataDir = () => mkdtempSync(join(tmpdir(), "leadline-server-"))
 export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: true })
 
@@ -26,7 +48,7 @@ export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: 
 const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp, what: string) =>
   new Promise<Launched & { readonly match: RegExpExecArray }>((resolve, reject) => {
     const child = spawn(process.execPath, [...args], {
-      env: { ...process.env, ...env },
+      env: environment(env),
       stdio: ["ignore", "pipe", "pipe"]
     })
     let log = ""
@@ -96,3 +118,39 @@ export const startWorker = (options: { readonly dataDir: string; readonly env?: 
     /Webhook worker on/,
     "worker"
   )
+
+/** `leadline serve` as its own process, as an operator starts it; resolves once it listens. */
+export const startServe = async (options: { readonly dataDir: string; readonly env?: Record<string, string> }) => {
+  const launched = await launch(
+    [cli, "serve"],
+    { PORT: "0", HOST: "127.0.0.1", LEADLINE_DATA_DIR: options.dataDir, LOG_LEVEL: "info", ...options.env },
+    /Listening on http:\/\/[^:]+:(\d+)/,
+    "leadline serve"
+  )
+  return { ...launched, baseUrl: `http://127.0.0.1:${launched.match[1]}` }
+}
+
+export interface CliRun {
+  readonly status: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `leadline <args>` to its end, with only the given Leadline settings. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
+  new Promise<CliRun>((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: environment({ NO_COLOR: "1", ...env }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.on("error", reject)
+    child.on("close", (status) => resolve({ status, stdout, stderr }))
+  })

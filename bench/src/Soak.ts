@@ -1,10 +1,10 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Cluster from "./Cluster.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 import type { Running } from "./Processes.ts"
 import * as TcpProxy from "@leadline/testkit/TcpProxy"
+import * as TestDatabase from "@leadline/testkit/TestDatabase"
 
 /**
  * `npm run soak`: two servers and two workers on one PostgreSQL database, mixed
@@ -55,7 +55,7 @@ const startReceiver = async () => {
   }
 }
 
-const main = async (cluster: Cluster.Cluster | undefined) => {
+const main = async (cluster: TestDatabase.Cluster | undefined) => {
   if (cluster !== undefined) process.env.BENCH_DATABASE_URL = cluster.url
   const database = await Postgres.freshDatabase()
   const direct = new URL(database.url)
@@ -193,9 +193,9 @@ const main = async (cluster: Cluster.Cluster | undefined) => {
   const from = Date.now()
   if (cluster !== undefined) {
     log(`stopping PostgreSQL (pg_ctl stop -m fast) for ${OUTAGE_SECONDS} s`)
-    cluster.stop()
+    await cluster.stop()
     await sleep(OUTAGE_SECONDS * 1000)
-    cluster.start()
+    await cluster.start()
   } else {
     log(`PostgreSQL away for ${OUTAGE_SECONDS} s (proxy cut)`)
     await proxy.cut()
@@ -287,9 +287,12 @@ const main = async (cluster: Cluster.Cluster | undefined) => {
   if (checks.some(([, ok]) => !ok)) process.exitCode = 1
 }
 
-const cluster = process.env.SOAK_OUTAGE !== "proxy" && Cluster.available() ? await Cluster.create() : undefined
+const cluster =
+  process.env.SOAK_OUTAGE !== "proxy" && typeof TestDatabase.clusterSupport() !== "string"
+    ? await TestDatabase.cluster()
+    : undefined
 try {
   await main(cluster)
 } finally {
-  cluster?.destroy()
+  await cluster?.destroy()
 }

@@ -100,7 +100,8 @@ export const fromUnknown = (
   if (u instanceof StoreUnavailable) {
     return Effect.succeed({
       error: new Wire.ServiceUnavailable({ error: "The database is unreachable; retry shortly" }),
-      expected: false
+      // The SQL adapter logs an outage once, when it starts and ends, not once per request.
+      expected: true
     })
   }
   if (HttpApiError.HttpApiSchemaError.is(u) && u.kind !== "Body" && u.kind !== "ResponseHeaders") {

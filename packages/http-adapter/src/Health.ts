@@ -12,7 +12,7 @@ export class Readiness extends Context.Service<Readiness, { readonly check: Effe
 
 const alive = HttpServerResponse.jsonUnsafe({ status: "ok" })
 const ready = HttpServerResponse.jsonUnsafe({ status: "ready" })
-const notReady = toResponse(new ServiceUnavailable({ error: "The database is unreachable" }))
+const notReady = toResponse(new ServiceUnavailable({ error: "The database is unreachable; retry shortly" }))
 
 /** `/healthz`: the process answers. `/readyz`: and its database does too. Neither needs a key. */
 export const routes = HttpRouter.use((router) =>

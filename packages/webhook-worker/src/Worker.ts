@@ -5,6 +5,8 @@ import { type ClaimedDelivery, DeliveryQueue } from "@leadline/core/webhooks/Del
 import { delayAfterFailure } from "@leadline/core/webhooks/RetrySchedule"
 import { Sender } from "./Sender.ts"
 
+const BATCH_WINDOW = Duration.millis(5)
+
 export interface Options {
   /** Attempts in flight at once; a hung receiver holds one slot, not the worker. */
   readonly concurrency?: number | undefined
@@ -97,7 +99,9 @@ export const layer = (options: Options = {}) =>
 
       // With every slot taken, a due backlog is no reason to look again: only a finished
       // attempt (or a wake-up) can change anything, and every attempt pokes when it ends.
-      const waitForSlot = Queue.take(kick)
+      // A few milliseconds more let other attempts finish too, so that one claim fills
+      // several slots rather than one claim (a round trip) per delivery.
+      const waitForSlot = Effect.andThen(Queue.take(kick), Effect.sleep(BATCH_WINDOW))
 
       const step = Effect.flatMap(dispatch, (state) =>
         state === "more" ? Effect.void : state === "full" ? waitForSlot : waitForWork

@@ -172,9 +172,22 @@ const main = async () => {
     const worker = await Processes.worker(database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
     await backlog.waitFor(BACKLOG, 180_000)
     await worker.stop()
-    const times = backlog.arrivals().map((a) => a.receivedAt)
-    const seconds = (Math.max(...times) - Math.min(...times)) / 1000
-    report.workerThroughput = { deliveries: BACKLOG, seconds, perSecond: BACKLOG / seconds }
+    // Steady state: the first deliveries of a fresh worker process run before the JIT has
+    // warmed up (they measured 15-20% slower), so the rate is taken from the 500th on.
+    const WARMUP = 500
+    const times = backlog
+      .arrivals()
+      .map((a) => a.receivedAt)
+      .sort((a, b) => a - b)
+    const seconds = (times.at(-1)! - times[WARMUP - 1]!) / 1000
+    const overall = (times.at(-1)! - times[0]!) / 1000
+    report.workerThroughput = {
+      deliveries: BACKLOG,
+      warmup: WARMUP,
+      seconds,
+      perSecond: (BACKLOG - WARMUP) / seconds,
+      overallPerSecond: BACKLOG / overall
+    }
     console.log("worker throughput", JSON.stringify(report.workerThroughput))
     await backlog.close()
     await receiver.close()

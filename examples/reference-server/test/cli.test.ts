@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -7,41 +6,13 @@ import * as TestServer from "@leadline/testkit/TestServer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as ServerProcess from "./support/ServerProcess.ts"
 
-const bin = join(import.meta.dirname, "..", "bin", "leadline.ts")
-
-interface Run {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
 let server: TestServer.Running
 // An empty data directory, so a missing LEADLINE_ADMIN_TOKEN is not covered up by a token file on disk.
 let emptyDataDir: string
 
 /** Runs the real CLI as a user would, asynchronously so the in-process server keeps answering. */
 const leadline = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
-  new Promise<Run>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: ServerProcess.environment({
-        LEADLINE_DATA_DIR: emptyDataDir,
-        LEADLINE_ADMIN_TOKEN: server.adminToken,
-        NO_COLOR: "1",
-        ...env
-      }),
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString()
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    child.on("error", reject)
-    child.on("close", (status) => resolve({ status, stdout, stderr }))
-  })
+  ServerProcess.runCli(args, { LEADLINE_DATA_DIR: emptyDataDir, LEADLINE_ADMIN_TOKEN: server.adminToken, ...env })
 
 /** A command with `--json` against the test server: it must succeed and print one JSON document. */
 const json = async (...args: ReadonlyArray<string>): Promise<any> => {

@@ -1,8 +1,7 @@
-import { join } from "node:path"
-import { PGlite } from "@electric-sql/pglite"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Postgres from "./support/Postgres.ts"
 import * as ServerProcess from "./support/ServerProcess.ts"
+import * as Setups from "./support/Setups.ts"
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterAll(async () => {
@@ -94,14 +93,7 @@ const embedded = async (): Promise<Target> => {
   return {
     env: { LEADLINE_DATA_DIR: dataDir },
     // Opened only after the command has ended: the embedded database belongs to one process at a time.
-    query: async <A>(statement: string) => {
-      const db = await PGlite.create(join(dataDir, "pglite"))
-      try {
-        return (await db.query<A>(statement)).rows
-      } finally {
-        await db.close()
-      }
-    }
+    query: Setups.queryEmbedded(dataDir)
   }
 }
 

@@ -12,6 +12,18 @@ export interface Setup {
 
 type Cleanup = () => Promise<unknown> | unknown
 
+/** One query on a data directory's embedded database; only while no process holds it. */
+export const queryEmbedded =
+  (dataDir: string) =>
+  async <A>(statement: string): Promise<ReadonlyArray<A>> => {
+    const db = await PGlite.create(join(dataDir, "pglite"))
+    try {
+      return (await db.query<A>(statement)).rows
+    } finally {
+      await db.close()
+    }
+  }
+
 /**
  * The databases a server process can run on here: always the embedded one, and
  * a fresh schema on the PostgreSQL server when `TEST_DATABASE_URL` names one.
@@ -24,14 +36,7 @@ export const databases = (cleanups: Array<Cleanup>): Array<[string, () => Promis
     return {
       dataDir,
       env: {},
-      query: async <A>(statement: string) => {
-        const db = await PGlite.create(join(dataDir, "pglite"))
-        try {
-          return (await db.query<A>(statement)).rows
-        } finally {
-          await db.close()
-        }
-      }
+      query: queryEmbedded(dataDir)
     }
   }
   const setups: Array<[string, () => Promise<Setup>]> = [["embedded PGlite", embedded]]

@@ -209,8 +209,6 @@ if (typeof clusterSupport !== "string") {
     })
   })
 } else {
-  console.log(`outage: the real PostgreSQL shutdown is skipped: ${clusterSupport}`)
-  describe.skip(`a real PostgreSQL shutdown (skipped: ${clusterSupport})`, () => {
-    it("needs initdb and pg_ctl under /usr/lib/postgresql/*/bin", () => {})
-  })
+  // Machines without the PostgreSQL server binaries still run the proxy-cut outage above.
+  console.log(`outage: no real PostgreSQL shutdown here: ${clusterSupport}`)
 }

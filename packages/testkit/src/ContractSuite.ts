@@ -47,7 +47,8 @@ const ALL_PERMISSIONS = [
   "webhooks.manage"
 ]
 
-const LEAD_KEYS = [
+/** The fields of a lead on the wire, sorted (docs/contract.md). */
+export const LEAD_KEYS = [
   "assigned_user_id",
   "attributes",
   "created_at",

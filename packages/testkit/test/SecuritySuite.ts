@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AccountFixture, makeAccount, makeKey, makeUser, nextPhone } from "../src/Fixtures.ts"
 import { call, type Reply } from "../src/Http.ts"
 import * as MockReceiver from "../src/MockReceiver.ts"
+import { LEAD_KEYS } from "../src/ContractSuite.ts"
 import * as TestServer from "../src/TestServer.ts"
 
 /**
@@ -75,19 +76,6 @@ export const securitySuite = (wiring: Wiring) =>
       "analytics:read",
       "ai:use"
     ] as const
-
-    const LEAD_FIELDS = [
-      "assigned_user_id",
-      "attributes",
-      "created_at",
-      "email",
-      "id",
-      "name",
-      "phone",
-      "status",
-      "tags",
-      "updated_at"
-    ]
 
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -778,10 +766,10 @@ export const securitySuite = (wiring: Wiring) =>
 
       it("answers a lead with exactly the contract's fields: no account id or other internals", async () => {
         const lead = await createLead(account, { tags: ["vip"], attributes: { plan: "gold" } })
-        expect(Object.keys(lead).sort()).toEqual(LEAD_FIELDS)
-        expect(Object.keys(await readLead(account, lead.id)).sort()).toEqual(LEAD_FIELDS)
+        expect(Object.keys(lead).sort()).toEqual(LEAD_KEYS)
+        expect(Object.keys(await readLead(account, lead.id)).sort()).toEqual(LEAD_KEYS)
         const list = await call(server, "GET", "/api/v1/leads", { auth: account.ownerKey })
-        for (const listed of list.body.leads) expect(Object.keys(listed).sort()).toEqual(LEAD_FIELDS)
+        for (const listed of list.body.leads) expect(Object.keys(listed).sort()).toEqual(LEAD_KEYS)
       })
 
       it("shows a webhook secret in the registration answer only: not in lists, logs, deletions or deliveries", async () => {

@@ -33,26 +33,18 @@ layer(app, { timeout: 60_000 })(`a deleted endpoint on ${database.label}`, (it) 
       // What a delete that committed between the event's endpoint lookup and its
       // commit leaves behind: the endpoint gone, its delivery still pending.
       yield* sql`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = ${endpoint.id}::uuid`
-      const before = yield* sql<{
-        status: string
-      }>`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}::uuid`
-      assert.deepStrictEqual(
-        before.map((row) => row.status),
-        ["pending"]
+      const statuses = Effect.map(
+        sql<{ status: string }>`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}::uuid`,
+        (rows) => rows.map((row) => row.status)
       )
+      assert.deepStrictEqual(yield* statuses, ["pending"])
 
       const claimed = yield* (yield* DeliveryQueue).claim("worker-1", Date.now() + 1000, 30_000, 10)
       assert.deepStrictEqual(
         claimed.filter((delivery) => delivery.url.endsWith("/race")),
         []
       )
-      const after = yield* sql<{
-        status: string
-      }>`SELECT status FROM webhook_deliveries WHERE endpoint_id = ${endpoint.id}::uuid`
-      assert.deepStrictEqual(
-        after.map((row) => row.status),
-        ["cancelled"]
-      )
+      assert.deepStrictEqual(yield* statuses, ["cancelled"])
     })
   )
 })

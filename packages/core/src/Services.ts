@@ -3,17 +3,26 @@ import { Identity } from "./accounts/Identity.ts"
 import { Operator } from "./accounts/Operator.ts"
 import { Authenticator } from "./auth/Authenticator.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
-import { Leads } from "./leads/Leads.ts"
+import * as Slices from "./Slices.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
+
+type SliceLayers = Slices.All[number]["layer"]
+
+// Spread from the list loses the tuple; the type is restated from the same list.
+const slices = Layer.mergeAll(...(Slices.all.map((slice) => slice.layer) as [SliceLayers])) as Layer.Layer<
+  Layer.Success<SliceLayers>,
+  Layer.Error<SliceLayers>,
+  Layer.Services<SliceLayers>
+>
 
 /** Every domain service, needing only the ports: give it a store wiring (memory or SQL) and it runs. */
 export const layer = Layer.mergeAll(
   Authenticator.layer,
   Identity.layer,
   Operator.layer,
-  Leads.layer,
   Idempotency.layer,
-  Webhooks.layer
+  Webhooks.layer,
+  slices
 )
 
 /** What the transport needs from the domain. */

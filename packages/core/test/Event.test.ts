@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../src/auth/Principal.ts"
-import * as Event from "../src/events/Event.ts"
+import * as Event from "../src/EventCatalog.ts"
+import * as Provisional from "../src/events/Provisional.ts"
+import * as LeadEvents from "../src/leads/LeadEvents.ts"
 import { emit, Outbox } from "../src/events/Outbox.ts"
 import type { Lead } from "../src/leads/Lead.ts"
 
@@ -71,8 +73,8 @@ describe("event data schemas", () => {
 describe("emit", () => {
   it.effect("appends the envelope it returns, for the caller's account, and it decodes for its type", () =>
     Effect.gen(function* () {
-      const appended: Array<Event.Envelope> = []
-      const event = yield* emit("lead.created", lead).pipe(
+      const appended: Array<unknown> = []
+      const event = yield* emit(LeadEvents.created, lead).pipe(
         Effect.provide(
           Layer.mergeAll(
             Layer.succeed(Outbox)({ append: (event) => Effect.sync(() => void appended.push(event)) }),
@@ -95,20 +97,36 @@ describe("emit", () => {
     })
   )
 
-  it("is typed by the event type: checked by tsc, never run", () => {
+  it("is typed by the event definition: checked by tsc, never run", () => {
     const typeChecks = () => [
       // @ts-expect-error lead.created carries a Lead
-      emit("lead.created", { id: lead.id }),
+      emit(LeadEvents.created, { id: lead.id }),
       // @ts-expect-error lead.deleted carries a Lead
-      emit("lead.deleted", { id: "ord_1", status: "paid" }),
+      emit(LeadEvents.deleted, { id: "ord_1", status: "paid" }),
       // @ts-expect-error an order has a status
-      emit("order.created", { id: "ord_1" }),
-      // @ts-expect-error not one of the nine types
-      emit("lead.exploded", lead),
-      emit("lead.created", lead),
-      emit("order.status_changed", { id: "ord_1", status: "paid", total: 1250 }),
-      emit("campaign.queued", { id: "cmp_1" })
+      emit(Provisional.orderCreated, { id: "ord_1" }),
+      emit(LeadEvents.created, lead),
+      emit(Provisional.orderStatusChanged, { id: "ord_1", status: "paid", total: 1250 }),
+      emit(Provisional.campaignQueued, { id: "cmp_1" })
     ]
     assert.isFunction(typeChecks)
+  })
+})
+
+describe("the event catalog", () => {
+  it("holds every event type of every slice, each once, with the nine of the seed", () => {
+    assert.deepStrictEqual([...Event.EVENT_TYPES].sort(), [
+      "agent.config_changed",
+      "campaign.queued",
+      "knowledge.updated",
+      "lead.created",
+      "lead.deleted",
+      "message.received",
+      "message.sent",
+      "order.created",
+      "order.status_changed"
+    ])
+    assert.strictEqual(new Set(Event.EVENT_TYPES).size, Event.EVENT_TYPES.length)
+    assert.strictEqual(Event.Envelopes["lead.created"], LeadEvents.created.envelope)
   })
 })

@@ -1,7 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { Account, ApiKey, PlanId, Role } from "@leadline/core/accounts/Account"
-import { AccountsRepo, ApiKeysRepo } from "@leadline/core/accounts/AccountsRepo"
+import type { Account, PlanId, Role } from "@leadline/core/accounts/Account"
+import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
+import type { ApiKey } from "@leadline/core/auth/ApiKey"
+import { ApiKeysRepo } from "@leadline/core/auth/ApiKeysRepo"
 import type { Scope } from "@leadline/core/auth/Scopes"
 import { iso, isoOrNull, isUuid, json, orDie } from "./internal/store.ts"
 

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Event from "@leadline/core/events/Event"
+import * as Event from "@leadline/core/EventCatalog"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { type AccountFixture, makeAccount, nextPhone } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"

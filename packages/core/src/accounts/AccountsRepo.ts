@@ -1,6 +1,5 @@
 import { Context, type Effect } from "effect"
-import type * as Scopes from "../auth/Scopes.ts"
-import type { Account, ApiKey, ApiKeyGrant, User } from "./Account.ts"
+import type { Account, User } from "./Account.ts"
 
 /** Accounts, their users and subscriptions. */
 export class AccountsRepo extends Context.Service<
@@ -15,15 +14,3 @@ export class AccountsRepo extends Context.Service<
     readonly countMessagesSentSince: (accountId: string, since: string) => Effect.Effect<number>
   }
 >()("core/AccountsRepo") {}
-
-export class ApiKeysRepo extends Context.Service<
-  ApiKeysRepo,
-  {
-    readonly insert: (key: ApiKey) => Effect.Effect<void>
-    readonly findGrantByHash: (hash: string) => Effect.Effect<ApiKeyGrant | undefined>
-    readonly find: (keyId: string) => Effect.Effect<ApiKey | undefined>
-    readonly listByAccount: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKey>>
-    readonly setScopes: (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) => Effect.Effect<void>
-    readonly revoke: (keyId: string, at: string) => Effect.Effect<void>
-  }
->()("core/ApiKeysRepo") {}

@@ -5,17 +5,10 @@ import { NotFound } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import { Text } from "../Text.ts"
 import { Transactor } from "../Transactor.ts"
-import {
-  type Account,
-  AccountName,
-  type ApiKey,
-  DEFAULT_PLAN,
-  KeyName,
-  MemberRole,
-  PlanId,
-  ScopeList
-} from "./Account.ts"
-import { AccountsRepo, ApiKeysRepo } from "./AccountsRepo.ts"
+import { type Account, AccountName, DEFAULT_PLAN, KeyName, MemberRole, PlanId, ScopeList } from "./Account.ts"
+import type { ApiKey } from "../auth/ApiKey.ts"
+import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
+import { AccountsRepo } from "./AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
 
 export const CreateAccount = Schema.Struct({ name: AccountName, plan_id: Schema.optional(PlanId) })

@@ -1,5 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import { ApiKeysRepo } from "../accounts/AccountsRepo.ts"
+import { ApiKeysRepo } from "./ApiKeysRepo.ts"
 import { Unauthenticated } from "../Errors.ts"
 import * as ApiKeyCredential from "./ApiKeyCredential.ts"
 import type { Principal } from "./Principal.ts"

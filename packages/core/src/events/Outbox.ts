@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import * as Ids from "../Ids.ts"
-import type { Data, Envelope, EnvelopeOf, EventType } from "./Event.ts"
+import type { Definition, Envelope, EnvelopeOf } from "./Event.ts"
 
 /**
  * Where events are recorded. Appends happen inside the caller's transaction, so
@@ -14,21 +14,21 @@ export class Outbox extends Context.Service<
   }
 >()("core/Outbox") {}
 
-/** The one call every feature uses to emit an event for the caller's account; `data` must match the type. */
-export const emit = <T extends EventType>(
-  type: T,
-  data: Data<T>
-): Effect.Effect<EnvelopeOf<T>, never, Outbox | CurrentPrincipal> =>
+/** The one call every feature uses to emit an event for the caller's account; `data` must match the definition. */
+export const emit = <D extends Definition>(
+  definition: D,
+  data: D["data"]["Type"]
+): Effect.Effect<EnvelopeOf<D>, never, Outbox | CurrentPrincipal> =>
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const outbox = yield* Outbox
-    const event = {
+    const event: Envelope = {
       id: yield* Ids.make("evt"),
-      type,
+      type: definition.type,
       created_at: yield* Ids.now,
       account_id: principal.accountId,
       data
-    } as EnvelopeOf<T>
-    yield* outbox.append(event as Envelope)
-    return event
+    }
+    yield* outbox.append(event)
+    return event as EnvelopeOf<D>
   })

@@ -7,6 +7,7 @@ import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import { Transactor } from "../Transactor.ts"
 import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
+import * as LeadEvents from "./LeadEvents.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
 import * as Tracing from "../Tracing.ts"
 
@@ -84,7 +85,7 @@ export class Leads extends Context.Service<
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
             yield* repo.insert(principal.accountId, lead)
-            yield* emit("lead.created", lead).pipe(withOutbox)
+            yield* emit(LeadEvents.created, lead).pipe(withOutbox)
             return lead
           })
         )
@@ -116,7 +117,7 @@ export class Leads extends Context.Service<
           Effect.gen(function* () {
             const removed = yield* repo.remove(principal.accountId, id)
             if (removed === undefined) return yield* notFound(id)
-            yield* emit("lead.deleted", removed).pipe(withOutbox)
+            yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)
             return { id, deleted: true as const }
           })
         )

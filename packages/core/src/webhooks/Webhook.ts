@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { EventType } from "../events/Event.ts"
+import { EventType } from "../EventCatalog.ts"
 import { Text } from "../Text.ts"
 
 export const RegisterEndpoint = Schema.Struct({

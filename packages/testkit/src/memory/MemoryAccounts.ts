@@ -1,6 +1,8 @@
 import { Context, Effect, Layer } from "effect"
-import type { Account, ApiKey, User } from "@leadline/core/accounts/Account"
-import { AccountsRepo, ApiKeysRepo } from "@leadline/core/accounts/AccountsRepo"
+import type { Account, User } from "@leadline/core/accounts/Account"
+import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
+import type { ApiKey } from "@leadline/core/auth/ApiKey"
+import { ApiKeysRepo } from "@leadline/core/auth/ApiKeysRepo"
 import { onRollback } from "./MemoryTransaction.ts"
 
 /** Accounts, users and API keys in maps; the two ports share them, as two tables would. */

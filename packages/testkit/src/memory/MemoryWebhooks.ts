@@ -1,5 +1,6 @@
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { Envelope } from "@leadline/core/events/Event"
+import type { EventType } from "@leadline/core/EventCatalog"
 import { Outbox } from "@leadline/core/events/Outbox"
 import * as Ids from "@leadline/core/Ids"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
@@ -21,7 +22,7 @@ interface StoredDelivery {
   readonly id: string
   readonly accountId: string
   readonly eventId: string
-  readonly eventType: Envelope["type"]
+  readonly eventType: EventType
   readonly endpointId: string
   readonly createdAt: string
   status: DeliveryStatus
@@ -69,12 +70,13 @@ export const layer = Layer.effectContext(
           const queued: Array<StoredDelivery> = []
           for (const endpoint of endpoints) {
             if (endpoint.accountId !== event.account_id || endpoint.deletedAt !== null || !endpoint.enabled) continue
-            if (!endpoint.events.includes(event.type)) continue
+            if (!endpoint.events.some((type) => type === event.type)) continue
             queued.push({
               id: yield* Ids.make("dlv"),
               accountId: event.account_id,
               eventId: event.id,
-              eventType: event.type,
+              // The outbox takes only the catalog's types (Outbox.emit is typed by definition).
+              eventType: event.type as EventType,
               endpointId: endpoint.id,
               createdAt: event.created_at,
               status: "pending",

@@ -1,0 +1,12 @@
+import * as Provisional from "./events/Provisional.ts"
+import * as LeadsSlice from "./leads/LeadsSlice.ts"
+
+/**
+ * The resources of the core, one line each. `Services.ts` merges their layers and
+ * `EventCatalog.ts` gathers their event types from this list; a new resource is its
+ * folder plus one line here. The platform services (accounts, keys, idempotency,
+ * webhooks) are not resources: they are listed in `Services.ts`.
+ */
+export const all = [LeadsSlice.slice, Provisional.slice] as const
+
+export type All = typeof all

@@ -1,0 +1,16 @@
+import { Context, type Effect } from "effect"
+import type { ApiKey, ApiKeyGrant } from "./ApiKey.ts"
+import type * as Scopes from "./Scopes.ts"
+
+/** API keys, looked up by the hash of the key. */
+export class ApiKeysRepo extends Context.Service<
+  ApiKeysRepo,
+  {
+    readonly insert: (key: ApiKey) => Effect.Effect<void>
+    readonly findGrantByHash: (hash: string) => Effect.Effect<ApiKeyGrant | undefined>
+    readonly find: (keyId: string) => Effect.Effect<ApiKey | undefined>
+    readonly listByAccount: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKey>>
+    readonly setScopes: (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) => Effect.Effect<void>
+    readonly revoke: (keyId: string, at: string) => Effect.Effect<void>
+  }
+>()("core/ApiKeysRepo") {}

@@ -1,0 +1,5 @@
+import * as Slice from "../Slice.ts"
+import * as LeadEvents from "./LeadEvents.ts"
+import { Leads } from "./Leads.ts"
+
+export const slice = Slice.make({ name: "leads", layer: Leads.layer, events: [LeadEvents.created, LeadEvents.deleted] })

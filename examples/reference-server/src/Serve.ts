@@ -36,13 +36,10 @@ export const serve = Effect.gen(function* () {
     ),
     IdempotencyPurge.layer(),
     config.workerEnabled ? Worker.layer(config) : Layer.empty
-  ).pipe(
-    Layer.provide(Layer.succeed(AdminToken, adminToken)),
-    Layer.provide(readinessFromDatabase),
-    Layer.provideMerge(SqlApp.layer(database)),
-    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
-  )
+  ).pipe(Layer.provide(Layer.succeed(AdminToken, adminToken)), Layer.provide(readinessFromDatabase))
   // The per-request access log is off: it costs on the hot path; errors are logged with their request id.
+  // The database is opened and migrated before the port opens; the server answers 503 for the moment
+  // between the port opening and the routes being attached (NodeServer.ts).
   const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
     Layer.provide(
       NodeHttpServer.layer(createServer, {
@@ -50,7 +47,9 @@ export const serve = Effect.gen(function* () {
         host: config.host,
         gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
       })
-    )
+    ),
+    Layer.provideMerge(SqlApp.layer(database)),
+    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
   )
   yield* Effect.logInfo(
     database.url === undefined

@@ -1,4 +1,4 @@
-import { createServer as createNodeServer, type Server } from "node:http"
+import { createServer as createNodeServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 
 const answer = (status: string, error: string, code: string) => {
@@ -14,17 +14,53 @@ const answer = (status: string, error: string, code: string) => {
   ].join("\r\n")
 }
 
+const unavailable = (error: string) => {
+  const body = JSON.stringify({ error, code: "service_unavailable" })
+  return (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(503, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "retry-after": "1",
+      "x-request-id": makeId("req"),
+      connection: "close"
+    })
+    response.end(body)
+  }
+}
+
+/**
+ * Node leaves a request with no `request` listener unanswered for ever. The port
+ * opens before the application is attached (and stays open a moment after it is
+ * detached at shutdown), so in those moments this answers 503 with Retry-After.
+ */
+const answerWhileDetached = (server: Server): Server => {
+  const starting = unavailable("The server is starting")
+  const stopping = unavailable("The server is shutting down")
+  let placeholder = starting
+  server.on("newListener", (event, listener) => {
+    if (event === "request" && listener !== placeholder) server.off("request", placeholder)
+  })
+  server.on("removeListener", (event, listener) => {
+    if (event !== "request" || listener === placeholder || server.listenerCount("request") > 0) return
+    placeholder = stopping
+    server.on("request", placeholder)
+  })
+  return server.on("request", placeholder)
+}
+
 /**
  * A `node:http` server for `NodeHttpServer.layer`. Requests Node rejects before any
  * handler runs (headers over 16 KiB, a malformed request line) would get its bare
  * answer; here they get the contract's JSON error and a request id like any other.
  */
 export const createServer = (): Server =>
-  createNodeServer().on("clientError", (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === "ECONNRESET") return socket.destroy()
-    socket.end(
-      error.code === "HPE_HEADER_OVERFLOW"
-        ? answer("431 Request Header Fields Too Large", "The request headers are too large", "headers_too_large")
-        : answer("400 Bad Request", "The request could not be read", "validation_error")
-    )
-  })
+  answerWhileDetached(
+    createNodeServer().on("clientError", (error: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || error.code === "ECONNRESET") return socket.destroy()
+      socket.end(
+        error.code === "HPE_HEADER_OVERFLOW"
+          ? answer("431 Request Header Fields Too Large", "The request headers are too large", "headers_too_large")
+          : answer("400 Bad Request", "The request could not be read", "validation_error")
+      )
+    })
+  )

@@ -1,6 +1,34 @@
-import { Config, Option, type Redacted, Schema } from "effect"
+import { Config, Option, type Redacted, Schema, SchemaGetter } from "effect"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
+type LogLevel = (typeof LOG_LEVELS)[number]
+
+// The spellings other tools use for the same levels; any case is accepted.
+const LOG_LEVEL_ALIASES: Record<string, LogLevel> = {
+  ...Object.fromEntries(LOG_LEVELS.map((level) => [level, level])),
+  warning: "warn",
+  err: "error",
+  critical: "fatal",
+  off: "none",
+  silent: "none",
+  all: "trace"
+}
+const logLevelOf = (input: string): LogLevel | undefined => LOG_LEVEL_ALIASES[input.trim().toLowerCase()]
+
+export const LOG_LEVEL_HELP = `LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (any case; also ${Object.keys(
+  LOG_LEVEL_ALIASES
+)
+  .filter((alias) => !(LOG_LEVELS as ReadonlyArray<string>).includes(alias))
+  .join(", ")})`
+
+const LogLevelSetting = Schema.String.check(
+  Schema.makeFilter((input: string) => logLevelOf(input) !== undefined || LOG_LEVEL_HELP)
+).pipe(
+  Schema.decodeTo(Schema.Literals(LOG_LEVELS), {
+    decode: SchemaGetter.transform((input: string) => logLevelOf(input)!),
+    encode: SchemaGetter.transform((level: LogLevel) => level)
+  })
+)
 
 /** Settings from the environment; every one has a default that works locally. */
 export const ServerConfig = Config.all({
@@ -25,7 +53,7 @@ export const ServerConfig = Config.all({
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
-  logLevel: Config.Literals(LOG_LEVELS, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -18,16 +18,16 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
     const account = await makeAccount(first)
 
     const acknowledged = new Map<string, string>() // idempotency key -> lead id
-    const attempted: Array<{ key: string; phone: string }> = []
+    const attempted: Array<{ key: string; body: { name: string; phone: string } }> = []
     let crashed = false
     const writer = async (worker: number) => {
       for (let i = 0; !crashed; i++) {
-        const request = { key: `crash-${worker}-${i}`, phone: nextPhone() }
+        const request = { key: `crash-${worker}-${i}`, body: { name: `Lead ${worker}.${i}`, phone: nextPhone() } }
         attempted.push(request)
         try {
           const reply = await call(first, "POST", "/api/v1/leads", {
             auth: account.ownerKey,
-            json: { name: `Lead ${worker}.${i}`, phone: request.phone },
+            json: request.body,
             headers: { "idempotency-key": request.key }
           })
           if (reply.status === 201) acknowledged.set(request.key, reply.body.id)
@@ -49,14 +49,32 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
       const reply = await call(second, "GET", `/api/v1/leads/${id}`, { auth: account.ownerKey })
       expect(reply.status, id).toBe(200)
     }
-    // Retrying what was in flight is safe: each key creates at most one lead, and nothing fails.
-    for (const { key, phone } of attempted.filter(({ key }) => !acknowledged.has(key))) {
+    // Retrying what was in flight, as a client would (same key, same body), is safe: a create that
+    // committed but was never acknowledged is replayed, one that never committed is made now.
+    let replayed = 0
+    for (const { key, body } of attempted.filter(({ key }) => !acknowledged.has(key))) {
       const retry = await call(second, "POST", "/api/v1/leads", {
         auth: account.ownerKey,
-        json: { name: "retry", phone },
+        json: body,
         headers: { "idempotency-key": key }
       })
-      expect([201, 422], retry.text).toContain(retry.status)
+      expect(retry.status, retry.text).toBe(201)
+      expect(retry.body.phone).toBe(body.phone)
+      if (retry.headers.get("idempotent-replayed") === "true") replayed++
+      else expect(retry.headers.get("idempotent-replayed")).toBeNull()
+    }
+    // Each acknowledged key replays the lead it was answered with.
+    for (const { key, body } of attempted.filter(({ key }) => acknowledged.has(key)).slice(0, 10)) {
+      const again = await call(second, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: body,
+        headers: { "idempotency-key": key }
+      })
+      expect([again.status, again.headers.get("idempotent-replayed"), again.body.id]).toEqual([
+        201,
+        "true",
+        acknowledged.get(key)
+      ])
     }
     const total = (await call(second, "GET", "/api/v1/leads?limit=1", { auth: account.ownerKey })).body.meta.total
     expect(await second.stop()).toBe(0)
@@ -71,6 +89,14 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
            WHERE e.type = 'lead.created' AND e.payload->'data'->>'id' = l.id)) AS bare,
         (SELECT coalesce(sum(total), 0)::int FROM lead_counts) AS counted`)
     expect(counts).toEqual({ leads: total, events: total, orphans: 0, bare: 0, counted: total })
-    expect(total).toBeGreaterThanOrEqual(acknowledged.size)
+    // Exactly one lead per key: every attempt now has its lead, and no key made two.
+    expect(total).toBe(attempted.length)
+    const [phones] = await query<{ distinct_phones: number }>(
+      "SELECT count(DISTINCT phone)::int AS distinct_phones FROM leads"
+    )
+    expect(phones!.distinct_phones).toBe(attempted.length)
+    console.info(
+      `crash: ${acknowledged.size} acknowledged, ${attempted.length - acknowledged.size} in flight, ${replayed} of them replayed`
+    )
   })
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Logger } from "effect"
 import { ConnectionError, SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
 import { StoreUnavailable } from "@leadline/core/Errors"
-import { orDie } from "@leadline/sql-adapter/internal/store"
+import { orDie } from "@leadline/sql-adapter/StoreErrors"
 
 /** A failure as @effect/sql-pg reports a server error or a socket error: the code on the cause. */
 const failure = (code: string) =>

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { StoreUnavailable } from "@leadline/core/Errors"
-import { orDie } from "@leadline/sql-adapter/internal/store"
+import { orDie } from "@leadline/sql-adapter/StoreErrors"
 
 // How the SQL stores classify a failed statement: an unreachable database is a 503, anything else a 500.
 const classify = (cause: unknown) =>

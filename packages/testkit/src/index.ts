@@ -1,0 +1,8 @@
+export * as AdjustableClock from "./AdjustableClock.ts"
+export * as ContractSuite from "./ContractSuite.ts"
+export * as Fixtures from "./Fixtures.ts"
+export * as Http from "./Http.ts"
+export * as MockReceiver from "./MockReceiver.ts"
+export * as TcpProxy from "./TcpProxy.ts"
+export * as TestDatabase from "./TestDatabase.ts"
+export * as TestServer from "./TestServer.ts"

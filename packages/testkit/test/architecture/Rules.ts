@@ -1,0 +1,119 @@
+import { isNodeBuiltin, type Manifest, packageOf, type SourceFile } from "./Imports.ts"
+
+export const CORE = "@leadline/core"
+export const TESTKIT = "@leadline/testkit"
+export const ADAPTERS: ReadonlyArray<string> = [
+  "@leadline/sql-adapter",
+  "@leadline/http-adapter",
+  "@leadline/memory-adapter",
+  "@leadline/webhook-worker"
+]
+/** Runtimes and drivers: what makes an adapter an adapter. */
+export const PLATFORM: ReadonlyArray<string> = [
+  "@effect/platform-node",
+  "@effect/platform-node-shared",
+  "@effect/sql-pg",
+  "@electric-sql/pglite",
+  "pg"
+]
+/**
+ * The `node:` modules core/src may import: none. webhooks/Signature and
+ * internal/random use node:crypto when present through
+ * `process.getBuiltinModule`, with Web Crypto as the fallback, which is no import.
+ */
+export const CORE_NODE_MODULES: ReadonlyArray<string> = []
+
+export interface Violation {
+  readonly path: string
+  readonly specifier: string
+  readonly rule: string
+}
+
+export const describeViolations = (violations: ReadonlyArray<Violation>): string =>
+  violations.map((v) => `${v.path} imports "${v.specifier}": ${v.rule}`).join("\n")
+
+/** `@leadline/core/internal/random`, `@leadline/http-adapter/leads/internal/x`: a package's internal/ modules. */
+const isInternal = (specifier: string): boolean => {
+  const pkg = packageOf(specifier)
+  if (pkg === undefined || !pkg.startsWith("@leadline/")) return false
+  return specifier.slice(pkg.length).split("/").includes("internal")
+}
+
+/** The arrows of DESIGN.md ("The house"): what each file may not import. */
+export const arrowViolations = (files: ReadonlyArray<SourceFile>): ReadonlyArray<Violation> =>
+  files.flatMap((file) =>
+    file.imports.flatMap((specifier): ReadonlyArray<Violation> => {
+      const pkg = packageOf(specifier)
+      const found: Array<string> = []
+      if (file.owner === CORE && pkg !== undefined && [...ADAPTERS, TESTKIT, ...PLATFORM].includes(pkg)) {
+        found.push("core imports no adapter, testkit, runtime or driver")
+      }
+      if (
+        file.owner === CORE &&
+        file.area === "src" &&
+        isNodeBuiltin(specifier) &&
+        !CORE_NODE_MODULES.includes(specifier)
+      ) {
+        found.push("core/src imports no node: module")
+      }
+      if (
+        ADAPTERS.includes(file.owner) &&
+        pkg !== undefined &&
+        pkg !== file.owner &&
+        [...ADAPTERS, TESTKIT].includes(pkg)
+      ) {
+        found.push("an adapter imports core only, never another adapter or the testkit")
+      }
+      if (isInternal(specifier)) {
+        found.push("a package's internal/ modules are closed to other packages (its exports map them to null)")
+      }
+      return found.map((rule) => ({ path: file.path, specifier, rule }))
+    })
+  )
+
+const names = (record: Record<string, string> | undefined): ReadonlyArray<string> => Object.keys(record ?? {})
+
+/**
+ * What a workspace imports but its package.json does not name. Code that runs
+ * (src, bin) needs `dependencies`; tests and configs may also use
+ * `devDependencies` or the root's tooling (vitest, typescript).
+ */
+export const missingDependencies = (
+  manifest: Manifest,
+  files: ReadonlyArray<SourceFile>,
+  rootTooling: ReadonlyArray<string>
+): ReadonlyArray<Violation> => {
+  const runtime = new Set([...names(manifest.dependencies), ...names(manifest.peerDependencies)])
+  const anywhere = new Set([...runtime, ...names(manifest.devDependencies), ...rootTooling])
+  return files.flatMap((file) =>
+    file.imports.flatMap((specifier): ReadonlyArray<Violation> => {
+      const pkg = packageOf(specifier)
+      if (pkg === undefined || pkg === manifest.name) return []
+      if (file.area === "src" || file.area === "bin") {
+        return runtime.has(pkg)
+          ? []
+          : [{ path: file.path, specifier, rule: `${manifest.name} must name ${pkg} in dependencies` }]
+      }
+      return anywhere.has(pkg)
+        ? []
+        : [{ path: file.path, specifier, rule: `${manifest.name} must name ${pkg} in dependencies or devDependencies` }]
+    })
+  )
+}
+
+/**
+ * What is wrong with a package's `exports`: `./internal/*` must be closed (null,
+ * which Node prefers over `./*` as the longer match), and every fixed target
+ * must exist (`exists` takes a path relative to the package).
+ */
+export const exportProblems = (manifest: Manifest, exists: (path: string) => boolean): ReadonlyArray<string> => {
+  const exports = manifest.exports ?? {}
+  const problems: Array<string> = []
+  if (exports["./internal/*"] !== null) problems.push(`${manifest.name}: exports must map "./internal/*" to null`)
+  for (const [key, target] of Object.entries(exports)) {
+    if (typeof target === "string" && !target.includes("*") && !exists(target)) {
+      problems.push(`${manifest.name}: exports "${key}" points at ${target}, which does not exist`)
+    }
+  }
+  return problems
+}

@@ -1,129 +1,115 @@
 import { Effect } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as Migration from "./Migration.ts"
+import * as AccountsLeadsIdempotencyEvents0001 from "./migrations/0001_accounts_leads_idempotency_events.ts"
+import type * as Slice from "./Slice.ts"
+import * as Slices from "./Slices.ts"
+
+/** Where applied migrations are recorded (by number and name). */
+export const TABLE = "leadline_migrations"
+
+/**
+ * Migrations released before each slice kept its own, which make the tables of
+ * several slices at once. Their keys are recorded in existing databases, so they
+ * stay whole, in `src/migrations/`. Nothing new goes here: a new migration is a
+ * file in its slice's `migrations/` folder and a line in that slice.
+ */
+export const historical: ReadonlyArray<Migration.Migration> = [AccountsLeadsIdempotencyEvents0001.migration]
+
+/** A migration with the number and name the migrations table records, and who declared it. */
+export interface Planned {
+  readonly id: number
+  readonly name: string
+  /** The slice's name, or "historical". */
+  readonly owner: string
+  readonly migration: Migration.Migration
+}
+
+/**
+ * Every migration, in the order they apply: by number, one sequence across all
+ * slices. Fails when a key has no number or when two migrations share one (two
+ * slices took the same next number): the runner would apply neither reliably.
+ */
+export const plan = (
+  slices: ReadonlyArray<Slice.Slice> = Slices.all,
+  shared: ReadonlyArray<Migration.Migration> = historical
+): Effect.Effect<ReadonlyArray<Planned>, Migrator.MigrationError> =>
+  Effect.suspend(() => {
+    const declared = [
+      ...shared.map((migration) => ({ owner: "historical", migration })),
+      ...slices.flatMap((slice) => slice.migrations.map((migration) => ({ owner: slice.name, migration })))
+    ]
+    const byId = new Map<number, Planned>()
+    for (const { owner, migration } of declared) {
+      const parsed = Migration.parse(migration.key)
+      if (parsed === undefined || !Number.isSafeInteger(parsed.id) || parsed.id < 1) {
+        return Effect.fail(
+          new Migrator.MigrationError({
+            kind: "BadState",
+            message: `Migration "${migration.key}" of ${owner} is not named NNNN_name with a number from 1`
+          })
+        )
+      }
+      const taken = byId.get(parsed.id)
+      if (taken !== undefined) {
+        return Effect.fail(
+          new Migrator.MigrationError({
+            kind: "Duplicates",
+            message:
+              `Migration number ${parsed.id} is declared twice: "${taken.migration.key}" (${taken.owner}) and ` +
+              `"${migration.key}" (${owner}); give the newer one the next free number`
+          })
+        )
+      }
+      byId.set(parsed.id, { ...parsed, owner, migration })
+    }
+    return Effect.succeed([...byId.values()].sort((a, b) => a.id - b.id))
+  })
+
+/**
+ * The migrator applies only numbers above the highest one recorded, so a
+ * migration numbered below it would be skipped without a word (a branch merged
+ * after a later number shipped): refuse to start instead.
+ */
+const refuseSkipped = (planned: ReadonlyArray<Planned>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const recorded = yield* sql<{ migration_id: number }>`SELECT migration_id FROM ${sql(TABLE)}`.withoutTransform
+    const applied = new Set(recorded.map((row) => Number(row.migration_id)))
+    const latest = Math.max(0, ...applied)
+    const skipped = planned.filter((migration) => migration.id < latest && !applied.has(migration.id))
+    if (skipped.length > 0) {
+      return yield* new Migrator.MigrationError({
+        kind: "BadState",
+        message:
+          `Migration(s) ${skipped.map((m) => `"${m.migration.key}" (${m.owner})`).join(", ")} would never run: ` +
+          `the database has already applied number ${latest}; renumber them after every released migration`
+      })
+    }
+  }).pipe(
+    Effect.catchTag("SqlError", (cause) =>
+      Effect.fail(
+        new Migrator.MigrationError({ kind: "Failed", cause, message: `Could not read ${TABLE}: ${cause.message}` })
+      )
+    )
+  )
+
+const loader = (slices: ReadonlyArray<Slice.Slice>, shared: ReadonlyArray<Migration.Migration>) =>
+  Effect.gen(function* () {
+    const planned = yield* plan(slices, shared)
+    yield* refuseSkipped(planned)
+    return planned.map(
+      ({ id, name, migration }): Migrator.ResolvedMigration => [id, name, Effect.succeed(migration.run)]
+    )
+  })
+
+/** Applies the given slices' migrations not yet applied, in order; returns what it applied (tests pass their own slices). */
+export const runFor = (slices: ReadonlyArray<Slice.Slice>, shared: ReadonlyArray<Migration.Migration> = historical) =>
+  Migrator.make({})({ loader: loader(slices, shared), table: TABLE })
 
 /**
  * The schema, as numbered migrations applied in order at start (and by
  * `leadline migrate`). Never edit a released migration: add the next number.
  */
-const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_accounts_leads_idempotency_events": Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`CREATE TABLE accounts (
-      id uuid PRIMARY KEY,
-      name text NOT NULL,
-      owner_user_id uuid NOT NULL,
-      plan_id text NOT NULL,
-      subscription_status text NOT NULL,
-      created_at timestamptz NOT NULL
-    )`
-    yield* sql`CREATE TABLE users (
-      id uuid PRIMARY KEY,
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      role text NOT NULL,
-      created_at timestamptz NOT NULL
-    )`
-    yield* sql`CREATE INDEX users_account ON users (account_id)`
-    yield* sql`CREATE TABLE api_keys (
-      id text PRIMARY KEY,
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      user_id uuid NOT NULL REFERENCES users (id),
-      name text NOT NULL,
-      scopes jsonb NOT NULL,
-      hash text NOT NULL UNIQUE,
-      prefix text NOT NULL,
-      created_at timestamptz NOT NULL,
-      revoked_at timestamptz
-    )`
-    yield* sql`CREATE INDEX api_keys_account ON api_keys (account_id)`
-    yield* sql`CREATE TABLE leads (
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      id text NOT NULL,
-      name text NOT NULL,
-      phone text NOT NULL,
-      email text,
-      tags jsonb NOT NULL,
-      status text NOT NULL,
-      assigned_user_id uuid,
-      attributes jsonb NOT NULL,
-      created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL,
-      PRIMARY KEY (account_id, id),
-      UNIQUE (account_id, phone)
-    )`
-    // Serves the newest-first page of one account without sorting.
-    yield* sql`CREATE INDEX leads_newest_first ON leads (account_id, created_at DESC, id DESC)`
-    // meta.total without counting rows: kept in step with inserts and deletes.
-    yield* sql`CREATE TABLE lead_counts (
-      account_id uuid PRIMARY KEY REFERENCES accounts (id),
-      total integer NOT NULL
-    )`
-    yield* sql`CREATE TABLE idempotency_keys (
-      account_id uuid NOT NULL,
-      key text NOT NULL,
-      fingerprint text NOT NULL,
-      status integer,
-      content_type text,
-      body text,
-      created_at timestamptz NOT NULL,
-      expires_at timestamptz NOT NULL,
-      PRIMARY KEY (account_id, key)
-    )`
-    yield* sql`CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at)`
-    yield* sql`CREATE TABLE events (
-      id text PRIMARY KEY,
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      type text NOT NULL,
-      created_at timestamptz NOT NULL,
-      payload jsonb NOT NULL
-    )`
-    yield* sql`CREATE INDEX events_account ON events (account_id, created_at)`
-  }),
-  "0002_webhooks": Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    // The envelope as sent: jsonb would reorder its keys, and every attempt should send the same bytes.
-    yield* sql`ALTER TABLE events ADD COLUMN body text`
-    yield* sql`CREATE TABLE webhook_endpoints (
-      id uuid PRIMARY KEY,
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      url text NOT NULL,
-      events jsonb NOT NULL,
-      description text,
-      secret text NOT NULL,
-      enabled boolean NOT NULL,
-      created_at timestamptz NOT NULL,
-      deleted_at timestamptz
-    )`
-    yield* sql`CREATE INDEX webhook_endpoints_newest_first ON webhook_endpoints (account_id, created_at DESC, id DESC)
-               WHERE deleted_at IS NULL`
-    yield* sql`CREATE TABLE webhook_deliveries (
-      id text PRIMARY KEY,
-      account_id uuid NOT NULL REFERENCES accounts (id),
-      event_id text NOT NULL REFERENCES events (id),
-      event_type text NOT NULL,
-      endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id),
-      status text NOT NULL,
-      round_attempts integer NOT NULL DEFAULT 0,
-      next_attempt_at timestamptz,
-      lease_until timestamptz,
-      lease_owner text,
-      created_at timestamptz NOT NULL,
-      updated_at timestamptz NOT NULL
-    )`
-    // What the worker asks for: pending deliveries in due order.
-    yield* sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`
-    yield* sql`CREATE INDEX webhook_deliveries_newest_first ON webhook_deliveries (account_id, created_at DESC, id DESC)`
-    yield* sql`CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status)`
-    yield* sql`CREATE TABLE webhook_attempts (
-      delivery_id text NOT NULL REFERENCES webhook_deliveries (id),
-      number integer NOT NULL,
-      attempted_at timestamptz NOT NULL,
-      status_code integer,
-      duration_ms integer NOT NULL,
-      error text,
-      PRIMARY KEY (delivery_id, number)
-    )`
-  })
-}
-
-export const run = Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: "leadline_migrations" })
+export const run = runFor(Slices.all)

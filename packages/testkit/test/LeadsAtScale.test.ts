@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "@leadline/sql-adapter/Database"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
-import * as SqlLeads from "@leadline/sql-adapter/SqlLeads"
+import * as SqlLeads from "@leadline/sql-adapter/leads/SqlLeads"
 import * as TestDatabase from "../src/TestDatabase.ts"
 
 const ACCOUNT = "00000000-0000-4000-8000-000000000001"

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Schema } from "effect"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { StoreUnavailable } from "@leadline/core/Errors"
 import { orDie } from "@leadline/sql-adapter/StoreErrors"
@@ -27,6 +27,16 @@ describe("SQL failures", () => {
       for (const cause of [{ code: "42601" }, { code: "23505" }, { code: "57014" }, new Error("boom")]) {
         assert.strictEqual(yield* classify(cause), "defect")
       }
+    })
+  )
+
+  it.effect("a row that does not fit the Schema it is read with is a defect carrying the SchemaError", () =>
+    Effect.gen(function* () {
+      const row = Schema.decodeUnknownEffect(Schema.Struct({ created_at: Schema.Date }))({ created_at: "yesterday" })
+      const exit = yield* Effect.exit(orDie(row))
+      assert.isTrue(Exit.isFailure(exit))
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.isTrue(Schema.isSchemaError(defect))
     })
   )
 })

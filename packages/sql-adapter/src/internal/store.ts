@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
+import { Effect, Schema, SchemaTransformation } from "effect"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { StoreUnavailable } from "@leadline/core/Errors"
 
 const SOCKET_ERRORS = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND"])
@@ -50,12 +50,13 @@ const cameBack = (startedIn: number) =>
 
 /**
  * SQL failures are not the caller's doing: they become defects (500), except an
- * unreachable database, which becomes `StoreUnavailable` (503).
+ * unreachable database, which becomes `StoreUnavailable` (503). A row that does
+ * not fit the Schema it is read with (`SchemaError`) is a defect too: a broken store.
  */
-export const orDie = <A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, never, R> =>
+export const orDie = <A, R>(effect: Effect.Effect<A, SqlError | Schema.SchemaError, R>): Effect.Effect<A, never, R> =>
   Effect.suspend(() => {
     const guarded = Effect.catch(effect, (error) =>
-      isUnreachable(error)
+      isSqlError(error) && isUnreachable(error)
         ? Effect.andThen(wentAway(error), Effect.die(new StoreUnavailable({ message: "The database is unreachable" })))
         : Effect.die(error)
     )
@@ -69,6 +70,17 @@ export const iso = (value: unknown): string =>
   value instanceof Date ? value.toISOString() : new Date(value as string).toISOString()
 
 export const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : iso(value))
+
+/**
+ * A `timestamptz` column (both drivers give a `Date`) read as the ISO string the
+ * domain uses: `iso` for rows described by a Schema.
+ */
+export const Timestamp = Schema.Date.pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transform({ decode: (date) => date.toISOString(), encode: (text) => new Date(text) })
+  )
+)
 
 export const json = <A>(value: unknown): A => (typeof value === "string" ? JSON.parse(value) : value) as A
 

@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { IdempotencyStore, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
-import { orDie } from "./internal/store.ts"
+import { orDie } from "../internal/store.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 

@@ -1,51 +1,31 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { Attempt, Delivery, EndpointRecord } from "@leadline/core/webhooks/Webhook"
+import { Attempt, Delivery, Endpoint } from "@leadline/core/webhooks/Webhook"
 import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
-import { iso, isoOrNull, isUuid, json, orDie } from "./internal/store.ts"
-import { DELIVERIES_CHANNEL } from "./Notifications.ts"
+import { isUuid, orDie, Timestamp } from "../internal/store.ts"
+import { DELIVERIES_CHANNEL } from "../Notifications.ts"
 
-interface EndpointRow {
-  readonly id: string
-  readonly account_id: string
-  readonly url: string
-  readonly events: unknown
-  readonly description: string | null
-  readonly secret: string
-  readonly enabled: boolean
-  readonly created_at: unknown
-}
+// Rows described by Schema: the webhook routes are not benchmarked, so a decode that checks each row costs nothing that counts.
+const EndpointRow = Schema.Struct({
+  ...Endpoint.fields,
+  accountId: Schema.String,
+  secret: Schema.String,
+  created_at: Timestamp
+}).pipe(Schema.encodeKeys({ accountId: "account_id" }))
 
-const toEndpoint = (row: EndpointRow): EndpointRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  url: row.url,
-  events: json(row.events),
-  description: row.description,
-  secret: row.secret,
-  enabled: row.enabled,
-  created_at: iso(row.created_at)
+const { attempts: _attempts, ...deliveryFields } = Delivery.fields
+const DeliveryRow = Schema.Struct({
+  ...deliveryFields,
+  next_attempt_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
 })
 
-interface DeliveryRow {
-  readonly id: string
-  readonly event_id: string
-  readonly event_type: Delivery["event_type"]
-  readonly endpoint_id: string
-  readonly status: Delivery["status"]
-  readonly next_attempt_at: unknown
-  readonly created_at: unknown
-  readonly updated_at: unknown
-}
+const AttemptRow = Schema.Struct({ delivery_id: Schema.String, ...Attempt.fields, attempted_at: Timestamp })
 
-interface AttemptRow {
-  readonly delivery_id: string
-  readonly number: number
-  readonly attempted_at: unknown
-  readonly status_code: number | null
-  readonly duration_ms: number
-  readonly error: string | null
-}
+const decodeEndpoints = Schema.decodeUnknownEffect(Schema.Array(EndpointRow))
+const decodeDeliveries = Schema.decodeUnknownEffect(Schema.Array(DeliveryRow))
+const decodeAttempts = Schema.decodeUnknownEffect(Schema.Array(AttemptRow))
 
 export const layer = Layer.effect(
   WebhooksRepo,
@@ -53,46 +33,30 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     /** Deliveries with their attempts, in one extra query for the whole page. */
-    const withAttempts = (rows: ReadonlyArray<DeliveryRow>) =>
+    const withAttempts = (rows: ReadonlyArray<typeof DeliveryRow.Type>) =>
       Effect.gen(function* () {
         const attempts =
           rows.length === 0
             ? []
-            : yield* sql<AttemptRow>`
+            : yield* sql`
                 SELECT * FROM webhook_attempts
                 WHERE delivery_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(rows.map((r) => r.id))}::jsonb))
-                ORDER BY delivery_id, number`
+                ORDER BY delivery_id, number`.pipe(Effect.flatMap(decodeAttempts))
         const byDelivery = new Map<string, Array<Attempt>>()
-        for (const attempt of attempts) {
-          const list = byDelivery.get(attempt.delivery_id) ?? []
-          list.push({
-            number: attempt.number,
-            attempted_at: iso(attempt.attempted_at),
-            status_code: attempt.status_code,
-            duration_ms: attempt.duration_ms,
-            error: attempt.error
-          })
-          byDelivery.set(attempt.delivery_id, list)
+        for (const { delivery_id, ...attempt } of attempts) {
+          const list = byDelivery.get(delivery_id) ?? []
+          list.push(attempt)
+          byDelivery.set(delivery_id, list)
         }
-        return rows.map(
-          (row): Delivery => ({
-            id: row.id,
-            event_id: row.event_id,
-            event_type: row.event_type,
-            endpoint_id: row.endpoint_id,
-            status: row.status,
-            attempts: byDelivery.get(row.id) ?? [],
-            next_attempt_at: isoOrNull(row.next_attempt_at),
-            created_at: iso(row.created_at),
-            updated_at: iso(row.updated_at)
-          })
-        )
+        return rows.map((row): Delivery => ({ ...row, attempts: byDelivery.get(row.id) ?? [] }))
       })
 
     const findDelivery = (accountId: string, id: string) =>
       orDie(
         Effect.flatMap(
-          sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid AND id = ${id}`,
+          sql`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid AND id = ${id}`.pipe(
+            Effect.flatMap(decodeDeliveries)
+          ),
           withAttempts
         )
       ).pipe(Effect.map(([delivery]) => delivery))
@@ -107,12 +71,14 @@ export const layer = Layer.effect(
       listEndpoints: (accountId, page) =>
         orDie(
           Effect.all([
-            sql<EndpointRow>`SELECT * FROM webhook_endpoints WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL
-                             ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+            sql`SELECT * FROM webhook_endpoints WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL
+                             ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`.pipe(
+              Effect.flatMap(decodeEndpoints)
+            ),
             sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_endpoints
                                    WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL`
           ])
-        ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toEndpoint), total: count?.total ?? 0 }))),
+        ).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 }))),
       deleteEndpoint: (accountId, id, at) =>
         isUuid(id)
           ? orDie(
@@ -139,10 +105,10 @@ export const layer = Layer.effect(
         const status = filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`
         return orDie(
           Effect.all([
-            Effect.flatMap(
-              sql<DeliveryRow>`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid ${endpoint} ${status}
-                               ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
-              withAttempts
+            sql`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid ${endpoint} ${status}
+                               ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`.pipe(
+              Effect.flatMap(decodeDeliveries),
+              Effect.flatMap(withAttempts)
             ),
             sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries
                                    WHERE account_id = ${accountId}::uuid ${endpoint} ${status}`

@@ -2,8 +2,8 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Outbox } from "@leadline/core/events/Outbox"
 import * as Ids from "@leadline/core/Ids"
-import { orDie } from "./internal/store.ts"
-import { DELIVERIES_CHANNEL } from "./Notifications.ts"
+import { orDie } from "../internal/store.ts"
+import { DELIVERIES_CHANNEL } from "../Notifications.ts"
 
 /**
  * An event goes into `events`, with one pending delivery per endpoint subscribed

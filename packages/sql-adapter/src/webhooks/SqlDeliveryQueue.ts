@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { orDie } from "./internal/store.ts"
-import { DELIVERIES_CHANNEL, Notifications } from "./Notifications.ts"
+import { orDie } from "../internal/store.ts"
+import { DELIVERIES_CHANNEL, Notifications } from "../Notifications.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -50,6 +50,7 @@ export const layer = Layer.effect(
                    w.url, w.secret
             FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`
         ).pipe(
+          // Hand-written, as in SqlLeads: the worker maps every claimed row, and a Schema decode costs several times more.
           Effect.map((rows) =>
             rows.map((row) => ({
               id: row.id,

@@ -1,0 +1,20 @@
+import * as AccountsSlice from "./accounts/AccountsSlice.ts"
+import * as AuthSlice from "./auth/AuthSlice.ts"
+import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
+import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
+
+/**
+ * The resources of the SQL adapter, one line each, in the folders of the same
+ * name as core's. `SqlStores.ts` merges their layers and `Migrations.ts` runs
+ * their migrations from this list: a new resource is its folder plus one line here.
+ */
+export const all = [
+  AccountsSlice.slice,
+  AuthSlice.slice,
+  LeadsSlice.slice,
+  IdempotencySlice.slice,
+  WebhooksSlice.slice
+] as const
+
+export type All = typeof all

@@ -1,0 +1,5 @@
+import * as Slice from "../Slice.ts"
+import * as SqlAccounts from "./SqlAccounts.ts"
+
+// Its tables came with the historical src/migrations/0001_accounts_leads_idempotency_events.ts.
+export const slice = Slice.make({ name: "accounts", layer: SqlAccounts.layer, migrations: [] })

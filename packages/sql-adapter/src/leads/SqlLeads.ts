@@ -33,12 +33,20 @@ const toLead = (row: LeadRow): Lead => ({
   updated_at: iso(row.updated_at)
 })
 
+/**
+ * Rows an account's lead count is spread over. Each connection moves the stripe
+ * of its own backend, so two creates of one account wait on each other only when
+ * their connections share a stripe (docs/design.md, "Per-account counters").
+ */
+export const COUNT_STRIPES = 64
+const stripe = `(pg_backend_pid() % ${COUNT_STRIPES})::smallint`
+
 const COLUMNS = "id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at"
 
 /**
  * One newest-first page. It walks `leads_newest_first` from the top and stops
- * after `offset + limit` rows; the total comes from `lead_counts`, so neither
- * grows with the size of the account (exported so a test can EXPLAIN it).
+ * after `offset + limit` rows; the total is the sum of the account's `lead_counts`
+ * stripes, so neither grows with the size of the account (exported so a test can EXPLAIN it).
  */
 export const pageQuery = (sql: SqlClient.SqlClient, accountId: string, page: Page) =>
   sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE account_id = ${accountId}::uuid
@@ -65,8 +73,8 @@ export const layer = Layer.effect(
             ON CONFLICT (account_id, phone) DO NOTHING
             RETURNING account_id
           ), counted AS (
-            INSERT INTO lead_counts (account_id, total) SELECT account_id, 1 FROM inserted
-            ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + 1
+            INSERT INTO lead_counts (account_id, stripe, total) SELECT account_id, ${sql.unsafe(stripe)}, 1 FROM inserted
+            ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1
           )
           SELECT count(*)::int AS inserted FROM inserted`).pipe(
           Effect.flatMap(([row]) => (row?.inserted === 1 ? Effect.void : Effect.fail(phoneTaken(lead.phone))))
@@ -76,7 +84,8 @@ export const layer = Layer.effect(
           Effect.all(
             [
               pageQuery(sql, accountId, page),
-              sql<{ total: number }>`SELECT total FROM lead_counts WHERE account_id = ${accountId}::uuid`
+              sql<{ total: number }>`SELECT coalesce(sum(total), 0)::int AS total FROM lead_counts
+                                   WHERE account_id = ${accountId}::uuid`
             ],
             { concurrency: "unbounded" }
           )
@@ -114,8 +123,9 @@ export const layer = Layer.effect(
             WITH removed AS (
               DELETE FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING ${columns}
             ), counted AS (
-              UPDATE lead_counts SET total = total - 1
-              WHERE account_id = ${accountId}::uuid AND EXISTS (SELECT 1 FROM removed)
+              INSERT INTO lead_counts (account_id, stripe, total) SELECT ${accountId}::uuid, ${sql.unsafe(stripe)}, -1
+              FROM removed
+              ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total - 1
             )
             SELECT * FROM removed`
         ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row))))

@@ -1,18 +1,17 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { Operator } from "@leadline/core/accounts/Operator"
 import { Authenticator } from "@leadline/core/auth/Authenticator"
 import { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Leads } from "@leadline/core/leads/Leads"
-import * as Services from "@leadline/core/Services"
-import * as MemoryStores from "@leadline/testkit/memory/MemoryStores"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 
 /**
  * Leadline's core inside your own app, without its HTTP server: the domain
- * services over a store wiring (here the in-memory one; `@leadline/sql-adapter`'s
- * `SqlApp.layer` gives PostgreSQL or PGlite instead). The scope policy still
- * applies: every call runs as a principal, here resolved from an API key.
+ * services over a store wiring (here the in-memory one, `@leadline/memory-adapter`;
+ * `@leadline/sql-adapter`'s `SqlApp.layer` gives PostgreSQL or PGlite instead). The
+ * scope policy still applies: every call runs as a principal, here resolved from an API key.
  */
-export const layer = Services.layer.pipe(Layer.provideMerge(MemoryStores.layer))
+export const layer = MemoryApp.layer
 
 /** Runs `effect` as the holder of `apiKey`, as the HTTP server would. */
 export const asKey = <A, E, R>(apiKey: string, effect: Effect.Effect<A, E, R>) =>

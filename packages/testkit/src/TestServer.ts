@@ -9,11 +9,11 @@ import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
 import * as RateLimit from "@leadline/http-adapter/RateLimit"
 import * as Server from "@leadline/http-adapter/Server"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import { Sender } from "@leadline/webhook-worker/Sender"
 import * as Worker from "@leadline/webhook-worker/Worker"
 import * as AdjustableClock from "./AdjustableClock.ts"
-import * as MemoryApp from "./MemoryApp.ts"
 
 export interface Target {
   /** Where the API listens, without a trailing slash. */

@@ -5,7 +5,7 @@ import { CurrentPrincipal, type Principal } from "@leadline/core/auth/Principal"
 import { Idempotency } from "@leadline/core/idempotency/Idempotency"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import { IdempotencyStore, type StoredResponse } from "@leadline/core/idempotency/IdempotencyStore"
-import * as MemoryApp from "../src/MemoryApp.ts"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 
 const principal = (accountId: string): Principal => ({
   accountId,

@@ -5,8 +5,8 @@ import { Authenticator } from "@leadline/core/auth/Authenticator"
 import { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Leads } from "@leadline/core/leads/Leads"
 import { Transactor } from "@leadline/core/Transactor"
-import * as MemoryApp from "../src/MemoryApp.ts"
-import { RecordedEvents } from "../src/memory/MemoryWebhooks.ts"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
+import { RecordedEvents } from "@leadline/memory-adapter/webhooks/MemoryWebhooks"
 
 /** An account's owner as the current principal, through the real operator and authenticator. */
 const asNewOwner = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

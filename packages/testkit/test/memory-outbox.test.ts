@@ -4,7 +4,7 @@ import { Outbox } from "@leadline/core/events/Outbox"
 import { Transactor } from "@leadline/core/Transactor"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
-import * as MemoryStores from "../src/memory/MemoryStores.ts"
+import * as MemoryStores from "@leadline/memory-adapter/MemoryStores"
 
 const ACCOUNT = "00000000-0000-4000-8000-000000000001"
 

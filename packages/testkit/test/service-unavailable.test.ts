@@ -5,9 +5,9 @@ import { StoreUnavailable } from "@leadline/core/Errors"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import * as Services from "@leadline/core/Services"
 import * as Client from "@leadline/http-adapter/Client"
+import * as MemoryStores from "@leadline/memory-adapter/MemoryStores"
 import { makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
-import * as MemoryStores from "../src/memory/MemoryStores.ts"
 import * as TestServer from "../src/TestServer.ts"
 
 // The in-memory stores, except that the leads store is away, as the SQL stores report an unreachable database.

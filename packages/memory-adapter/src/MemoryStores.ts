@@ -1,0 +1,32 @@
+import { Layer } from "effect"
+import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
+import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
+import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
+import * as MemoryLeads from "./leads/MemoryLeads.ts"
+import * as MemoryTransaction from "./MemoryTransaction.ts"
+import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
+
+/**
+ * The store of every slice, one line each; a new resource is its folder plus
+ * one line here. A store may use the ports of the lines above it (API keys
+ * read users and accounts through `AccountsRepo`).
+ */
+export const all = [
+  MemoryTransaction.layer,
+  MemoryAccounts.layer,
+  MemoryApiKeys.layer,
+  MemoryLeads.layer,
+  MemoryIdempotency.layer,
+  MemoryWebhooks.layer
+] as const
+
+type Stores = (typeof all)[number]
+
+/**
+ * Every core port in memory, one fresh set of stores per build. Folding the list
+ * loses the tuple, so the type is restated from the same list.
+ */
+export const layer = all.reduce<Layer.Layer<never, unknown, unknown>>(
+  (above, store) => Layer.provideMerge(store as Layer.Layer<never, unknown, unknown>, above),
+  Layer.empty
+) as Layer.Layer<Layer.Success<Stores>, Layer.Error<Stores>, Exclude<Layer.Services<Stores>, Layer.Success<Stores>>>

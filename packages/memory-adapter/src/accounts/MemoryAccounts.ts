@@ -1,0 +1,28 @@
+import { Effect, Layer } from "effect"
+import type { Account, User } from "@leadline/core/accounts/Account"
+import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
+import * as MemoryTable from "../MemoryTable.ts"
+import { atomically } from "../MemoryTransaction.ts"
+
+/** Accounts and their users. */
+export const layer = Layer.sync(AccountsRepo)(() => {
+  const accounts = MemoryTable.make({ primaryKey: (account: Account) => account.id })
+  const users = MemoryTable.make({ primaryKey: (user: User) => user.id })
+
+  return AccountsRepo.of({
+    insertAccount: (account, owner) =>
+      atomically((tx) => {
+        accounts.insert(tx, account)
+        users.insert(tx, owner)
+      }),
+    findAccount: (accountId) => Effect.sync(() => accounts.get(accountId)),
+    insertUser: (user) => atomically((tx) => users.insert(tx, user)),
+    findUser: (accountId, userId) =>
+      Effect.sync(() => {
+        const user = users.get(userId)
+        return user?.accountId === accountId ? user : undefined
+      }),
+    // Messages arrive with the conversations issue; until then none were sent.
+    countMessagesSentSince: () => Effect.succeed(0)
+  })
+})

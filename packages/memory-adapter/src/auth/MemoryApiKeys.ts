@@ -1,0 +1,52 @@
+import { Effect, Layer } from "effect"
+import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
+import type { ApiKey, ApiKeyGrant } from "@leadline/core/auth/ApiKey"
+import { ApiKeysRepo } from "@leadline/core/auth/ApiKeysRepo"
+import * as MemoryTable from "../MemoryTable.ts"
+import { atomically } from "../MemoryTransaction.ts"
+
+/** API keys by id and by hash; the grant joins the key's user and account through `AccountsRepo`. */
+export const layer = Layer.effect(ApiKeysRepo)(
+  Effect.gen(function* () {
+    const accountsRepo = yield* AccountsRepo
+    const keys = MemoryTable.make({
+      primaryKey: (key: ApiKey) => key.id,
+      unique: { hash: (key) => key.hash },
+      indexes: { account: (key) => key.accountId }
+    })
+
+    const change = (keyId: string, f: (key: ApiKey) => ApiKey) =>
+      atomically((tx) => {
+        const before = keys.get(keyId)
+        if (before !== undefined) keys.update(tx, f(before))
+      })
+
+    return ApiKeysRepo.of({
+      insert: (key) =>
+        Effect.flatMap(
+          atomically((tx) => keys.insert(tx, key)),
+          (violation) =>
+            violation === undefined ? Effect.void : Effect.die(new Error("An API key with this hash exists"))
+        ),
+      findGrantByHash: (hash) =>
+        Effect.flatMap(
+          Effect.sync(() => keys.find("hash", hash)),
+          (key): Effect.Effect<ApiKeyGrant | undefined> =>
+            key === undefined
+              ? Effect.undefined
+              : Effect.zipWith(
+                  accountsRepo.findUser(key.accountId, key.userId),
+                  accountsRepo.findAccount(key.accountId),
+                  (user, account) =>
+                    user === undefined || account === undefined
+                      ? undefined
+                      : { key, role: user.role, ownerUserId: account.ownerUserId }
+                )
+        ),
+      find: (keyId) => Effect.sync(() => keys.get(keyId)),
+      listByAccount: (accountId) => Effect.sync(() => [...keys.scan("account", accountId)]),
+      setScopes: (keyId, scopes) => change(keyId, (key) => ({ ...key, scopes })),
+      revoke: (keyId, at) => change(keyId, (key) => ({ ...key, revokedAt: at }))
+    })
+  })
+)

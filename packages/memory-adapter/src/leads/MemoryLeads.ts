@@ -1,0 +1,48 @@
+import { Effect, Layer } from "effect"
+import { Conflict } from "@leadline/core/Errors"
+import type { Lead } from "@leadline/core/leads/Lead"
+import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
+import * as MemoryTable from "../MemoryTable.ts"
+import { atomically } from "../MemoryTransaction.ts"
+
+interface Row {
+  readonly accountId: string
+  readonly lead: Lead
+}
+
+/** Leads by account: a phone number is unique in its account, and pages are newest first. */
+export const layer = Layer.sync(LeadsRepo)(() => {
+  const leads = MemoryTable.make({
+    primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.lead.id),
+    unique: { phone: (row) => MemoryTable.key(row.accountId, row.lead.phone) },
+    indexes: { account: (row) => row.accountId },
+    order: MemoryTable.newestFirst(
+      (row: Row) => row.lead.created_at,
+      (row) => row.lead.id
+    )
+  })
+  const phoneTaken = (lead: Lead) => Effect.fail(new Conflict({ message: phoneTakenMessage(lead.phone) }))
+
+  return LeadsRepo.of({
+    insert: (accountId, lead) =>
+      Effect.flatMap(
+        atomically((tx) => leads.insert(tx, { accountId, lead })),
+        (violation) => (violation === undefined ? Effect.void : phoneTaken(lead))
+      ),
+    list: (accountId, page) =>
+      Effect.sync(() => {
+        const slice = leads.page("account", accountId, page)
+        return { items: slice.items.map((row) => row.lead), total: slice.total }
+      }),
+    find: (accountId, id) => Effect.sync(() => leads.get(MemoryTable.key(accountId, id))?.lead),
+    update: (accountId, lead) =>
+      Effect.flatMap(
+        atomically((tx) => leads.update(tx, { accountId, lead })),
+        (before) =>
+          before instanceof MemoryTable.Violation
+            ? phoneTaken(lead)
+            : Effect.succeed(before === undefined ? undefined : lead)
+      ),
+    remove: (accountId, id) => atomically((tx) => leads.remove(tx, MemoryTable.key(accountId, id))?.lead)
+  })
+})

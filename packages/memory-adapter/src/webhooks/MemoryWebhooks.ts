@@ -1,0 +1,248 @@
+import { Clock, Context, Effect, Layer, PubSub } from "effect"
+import type { EventType } from "@leadline/core/EventCatalog"
+import type { Envelope } from "@leadline/core/events/Event"
+import { Outbox } from "@leadline/core/events/Outbox"
+import * as Ids from "@leadline/core/Ids"
+import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import type { Attempt, Delivery, DeliveryStatus, EndpointRecord } from "@leadline/core/webhooks/Webhook"
+import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
+import * as MemoryTable from "../MemoryTable.ts"
+import { atomically } from "../MemoryTransaction.ts"
+
+/** Read access to the events the memory outbox holds, for tests and fixtures. */
+export class RecordedEvents extends Context.Service<
+  RecordedEvents,
+  { readonly all: Effect.Effect<ReadonlyArray<Envelope>> }
+>()("memory-adapter/RecordedEvents") {}
+
+interface StoredEndpoint extends EndpointRecord {
+  readonly deletedAt: string | null
+}
+
+interface StoredDelivery {
+  readonly id: string
+  readonly accountId: string
+  readonly eventId: string
+  readonly eventType: EventType
+  readonly endpointId: string
+  readonly createdAt: string
+  readonly status: DeliveryStatus
+  readonly roundAttempts: number
+  readonly nextAttemptAt: number | null
+  readonly leaseUntil: number
+  readonly leaseOwner: string | null
+  readonly updatedAt: string
+  readonly attempts: ReadonlyArray<Attempt>
+}
+
+const iso = (millis: number) => new Date(millis).toISOString()
+
+const view = (delivery: StoredDelivery): Delivery => ({
+  id: delivery.id,
+  event_id: delivery.eventId,
+  event_type: delivery.eventType,
+  endpoint_id: delivery.endpointId,
+  status: delivery.status,
+  attempts: [...delivery.attempts],
+  next_attempt_at: delivery.nextAttemptAt === null ? null : iso(delivery.nextAttemptAt),
+  created_at: delivery.createdAt,
+  updated_at: delivery.updatedAt
+})
+
+const makeTables = () => ({
+  events: MemoryTable.make({ primaryKey: (event: Envelope) => event.id }),
+  endpoints: MemoryTable.make({
+    primaryKey: (endpoint: StoredEndpoint) => endpoint.id,
+    // Deleted endpoints stay (their deliveries name them) but are neither listed nor sent to.
+    indexes: { live: (endpoint) => (endpoint.deletedAt === null ? endpoint.accountId : undefined) },
+    order: MemoryTable.newestFirst((endpoint: StoredEndpoint) => endpoint.created_at)
+  }),
+  deliveries: MemoryTable.make({
+    primaryKey: (delivery: StoredDelivery) => delivery.id,
+    indexes: {
+      account: (delivery) => delivery.accountId,
+      endpoint: (delivery) => MemoryTable.key(delivery.accountId, delivery.endpointId),
+      // The worker's queue: pending deliveries, soonest due first.
+      pending: {
+        key: (delivery) => (delivery.status === "pending" && delivery.nextAttemptAt !== null ? "" : undefined),
+        order: MemoryTable.ascending((delivery: StoredDelivery) => delivery.nextAttemptAt!)
+      }
+    },
+    order: MemoryTable.newestFirst((delivery: StoredDelivery) => delivery.createdAt)
+  })
+})
+
+/**
+ * The outbox, webhook endpoints, the delivery log and the worker's queue in
+ * memory. They share tables as in SQL: an event fans out to the endpoints
+ * subscribed at that moment, and the worker is woken after commit.
+ */
+export const layer = Layer.effectContext(
+  Effect.gen(function* () {
+    const { events, endpoints, deliveries } = makeTables()
+    const wake = yield* PubSub.sliding<void>(1)
+    const signal = () => Effect.runFork(PubSub.publish(wake, undefined))
+
+    const subscribed = (event: Envelope) =>
+      [...endpoints.scan("live", event.account_id)].filter(
+        (endpoint) => endpoint.enabled && endpoint.events.some((type) => type === event.type)
+      )
+
+    const outbox = Outbox.of({
+      append: (event) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const targets = subscribed(event)
+          const ids = yield* Effect.forEach(targets, () => Ids.make("dlv"))
+          yield* atomically((tx) => {
+            events.insert(tx, event)
+            const queued = targets.map(
+              (endpoint, i): StoredDelivery => ({
+                id: ids[i]!,
+                accountId: event.account_id,
+                eventId: event.id,
+                // The outbox takes only the catalog's types (Outbox.emit is typed by definition).
+                eventType: event.type as EventType,
+                endpointId: endpoint.id,
+                createdAt: event.created_at,
+                status: "pending",
+                roundAttempts: 0,
+                nextAttemptAt: now,
+                leaseUntil: 0,
+                leaseOwner: null,
+                updatedAt: event.created_at,
+                attempts: []
+              })
+            )
+            // Queued only once the transaction commits, as rows are on SQL: a worker must never
+            // claim the delivery of a change that is then rolled back.
+            tx.onCommit((committed) => {
+              for (const delivery of queued) deliveries.insert(committed, delivery)
+              signal()
+            })
+          })
+        })
+    })
+
+    const repo = WebhooksRepo.of({
+      insertEndpoint: (endpoint) => atomically((tx) => endpoints.insert(tx, { ...endpoint, deletedAt: null })),
+      listEndpoints: (accountId, page) =>
+        Effect.sync(() => {
+          const slice = endpoints.page("live", accountId, page)
+          return { items: slice.items.map(({ deletedAt: _, ...endpoint }) => endpoint), total: slice.total }
+        }),
+      deleteEndpoint: (accountId, id, at) =>
+        atomically((tx) => {
+          const endpoint = endpoints.get(id)
+          if (endpoint === undefined || endpoint.accountId !== accountId || endpoint.deletedAt !== null) return false
+          endpoints.update(tx, { ...endpoint, deletedAt: at })
+          for (const delivery of [...deliveries.scan("endpoint", MemoryTable.key(accountId, id))]) {
+            if (delivery.status === "pending") {
+              deliveries.update(tx, { ...delivery, status: "cancelled", nextAttemptAt: null, updatedAt: at })
+            }
+          }
+          return true
+        }),
+      listDeliveries: (accountId, filter, page) =>
+        Effect.sync(() => {
+          const where =
+            filter.status === undefined ? undefined : (delivery: StoredDelivery) => delivery.status === filter.status
+          const slice =
+            filter.endpointId === undefined
+              ? deliveries.page("account", accountId, page, where)
+              : deliveries.page("endpoint", MemoryTable.key(accountId, filter.endpointId), page, where)
+          return { items: slice.items.map(view), total: slice.total }
+        }),
+      findDelivery: (accountId, id) =>
+        Effect.sync(() => {
+          const delivery = deliveries.get(id)
+          return delivery === undefined || delivery.accountId !== accountId ? undefined : view(delivery)
+        }),
+      redeliver: (accountId, id, at) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          atomically((tx) => {
+            const delivery = deliveries.get(id)
+            if (delivery === undefined || delivery.accountId !== accountId) return undefined
+            if (endpoints.get(delivery.endpointId)?.deletedAt !== null) return "gone" as const
+            if (delivery.status === "pending") return view(delivery)
+            const queued: StoredDelivery = {
+              ...delivery,
+              status: "pending",
+              roundAttempts: 0,
+              nextAttemptAt: now,
+              updatedAt: at
+            }
+            deliveries.update(tx, queued)
+            tx.onCommit(signal)
+            return view(queued)
+          })
+        )
+    })
+
+    const queue = DeliveryQueue.of({
+      claim: (worker, now, leaseMillis, limit) =>
+        atomically((tx) => {
+          const due: Array<StoredDelivery> = []
+          for (const delivery of deliveries.scan("pending", "")) {
+            if (due.length >= limit || delivery.nextAttemptAt! > now) break
+            if (delivery.leaseUntil <= now) due.push(delivery)
+          }
+          return due.map((delivery) => {
+            deliveries.update(tx, { ...delivery, leaseUntil: now + leaseMillis, leaseOwner: worker })
+            const endpoint = endpoints.get(delivery.endpointId)!
+            return {
+              id: delivery.id,
+              eventId: delivery.eventId,
+              eventType: delivery.eventType,
+              body: JSON.stringify(events.get(delivery.eventId)),
+              url: endpoint.url,
+              secret: endpoint.secret,
+              attempt: delivery.roundAttempts + 1
+            }
+          })
+        }),
+      record: (worker, attempt) =>
+        atomically((tx) => {
+          const delivery = deliveries.get(attempt.deliveryId)
+          if (delivery === undefined || delivery.leaseOwner !== worker || delivery.status !== "pending") return
+          const next = attempt.next
+          deliveries.update(tx, {
+            ...delivery,
+            attempts: [
+              ...delivery.attempts,
+              {
+                number: delivery.attempts.length + 1,
+                attempted_at: iso(attempt.attemptedAt),
+                status_code: attempt.statusCode,
+                duration_ms: attempt.durationMs,
+                error: attempt.error
+              }
+            ],
+            leaseOwner: null,
+            leaseUntil: 0,
+            updatedAt: iso(attempt.attemptedAt + attempt.durationMs),
+            roundAttempts: delivery.roundAttempts + 1,
+            status: next._tag === "Delivered" ? "delivered" : next._tag === "Failed" ? "failed" : "pending",
+            nextAttemptAt: next._tag === "RetryAt" ? next.at : null
+          })
+        }),
+      nextDueAt: Effect.sync(() => {
+        // A leased delivery is due again only when its lease ends; none is due before its next attempt.
+        let next: number | undefined
+        for (const delivery of deliveries.scan("pending", "")) {
+          if (next !== undefined && delivery.nextAttemptAt! >= next) break
+          const due = Math.max(delivery.nextAttemptAt!, delivery.leaseUntil)
+          if (next === undefined || due < next) next = due
+        }
+        return next
+      }),
+      wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
+    })
+
+    return Context.make(Outbox, outbox).pipe(
+      Context.add(WebhooksRepo, repo),
+      Context.add(DeliveryQueue, queue),
+      Context.add(RecordedEvents, { all: Effect.sync(() => [...events.rows()]) })
+    )
+  })
+)

@@ -53,6 +53,54 @@ if (Postgres.url !== undefined) {
       expect(counts).toEqual({ leads: 1, events: 1 })
     })
 
+    it("forget a key on every server when one of them revokes it or changes its scopes", async () => {
+      const { schema, dataDirs } = await sharedSchema(url)
+      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
+      const [a, b] = [
+        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
+        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
+      ]
+      cleanups.push(
+        () => a!.stop(),
+        () => b!.stop()
+      )
+      const account = await makeAccount(a!, { keys: { reader: ["leads:read"] } })
+      const reader = account.keys.reader!
+      const me = async () => call(b!, "GET", "/api/me", { auth: reader.apiKey })
+      // Server b has verified (and keeps) the key.
+      expect((await me()).body.scopes).toEqual(["leads:read"])
+      expect((await me()).status).toBe(200)
+
+      /** Time until b answers differently, polled every 5 ms; its cache would keep the key 10 s without a signal. */
+      const untilChanged = async (done: (reply: Awaited<ReturnType<typeof me>>) => boolean) => {
+        const started = performance.now()
+        for (;;) {
+          const reply = await me()
+          if (done(reply)) return { reply, millis: performance.now() - started }
+          if (performance.now() - started > 5_000) throw new Error(`b still answers ${reply.status} ${reply.text}`)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+
+      const rescoped = await call(a!, "PATCH", `/admin/v1/keys/${reader.id}`, {
+        auth: env.LEADLINE_ADMIN_TOKEN,
+        json: { scopes: ["leads:write"] }
+      })
+      expect(rescoped.status).toBe(200)
+      const scopes = await untilChanged((reply) => reply.body.scopes?.[0] === "leads:write")
+      expect(scopes.reply.body.scopes).toEqual(["leads:write"])
+
+      const revoked = await call(a!, "DELETE", `/admin/v1/keys/${reader.id}`, { auth: env.LEADLINE_ADMIN_TOKEN })
+      expect(revoked.status).toBe(200)
+      const gone = await untilChanged((reply) => reply.status === 401)
+      expect(gone.reply.body).toEqual({ error: "Invalid or missing API key", code: "unauthorized" })
+      // The target is 100 ms; the bound asserted is loose for a loaded 2-core machine, and far below the 10 s TTL.
+      console.info(
+        `key change seen by the other server after ${scopes.millis.toFixed(0)} ms (scopes), ${gone.millis.toFixed(0)} ms (revocation)`
+      )
+      expect(Math.max(scopes.millis, gone.millis)).toBeLessThan(2_000)
+    })
+
     it("closes its pool on SIGTERM after answering what it accepted", async () => {
       const { schema, dataDirs } = await sharedSchema(url)
       const applicationName = `leadline_shutdown_${Date.now()}`

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { Identity } from "./accounts/Identity.ts"
 import { Operator } from "./accounts/Operator.ts"
+import { ApiKeyCache } from "./auth/ApiKeyCache.ts"
 import { Authenticator } from "./auth/Authenticator.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
 import * as Slices from "./Slices.ts"
@@ -17,9 +18,8 @@ const slices = Layer.mergeAll(...(Slices.all.map((slice) => slice.layer) as [Sli
 
 /** Every domain service, needing only the ports: give it a store wiring (memory or SQL) and it runs. */
 export const layer = Layer.mergeAll(
-  Authenticator.layer,
+  Layer.mergeAll(Authenticator.layer, Operator.layer).pipe(Layer.provide(ApiKeyCache.layer)),
   Identity.layer,
-  Operator.layer,
   Idempotency.layer,
   Webhooks.layer,
   slices

@@ -7,6 +7,7 @@ import { Text } from "../Text.ts"
 import { Transactor } from "../Transactor.ts"
 import { type Account, AccountName, DEFAULT_PLAN, KeyName, MemberRole, PlanId, ScopeList } from "./Account.ts"
 import type { ApiKey } from "../auth/ApiKey.ts"
+import { ApiKeyCache } from "../auth/ApiKeyCache.ts"
 import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
@@ -80,6 +81,7 @@ export class Operator extends Context.Service<
     Effect.gen(function* () {
       const accounts = yield* AccountsRepo
       const keys = yield* ApiKeysRepo
+      const cache = yield* ApiKeyCache
       const transactor = yield* Transactor
 
       const issueKey = Effect.fnUntraced(function* (
@@ -166,12 +168,15 @@ export class Operator extends Context.Service<
       const setScopes = Effect.fnUntraced(function* (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) {
         const key = yield* requireKey(keyId)
         yield* keys.setScopes(keyId, scopes)
+        // This server forgets the key at once; the others when the store announces the change.
+        yield* cache.clear
         return summarize({ ...key, scopes })
       }, Tracing.span("Operator.setScopes"))
 
       const revokeKey = Effect.fnUntraced(function* (keyId: string) {
         const key = yield* requireKey(keyId)
         if (key.revokedAt === null) yield* keys.revoke(keyId, yield* Ids.now)
+        yield* cache.clear
         return { id: keyId, revoked: true }
       }, Tracing.span("Operator.revokeKey"))
 

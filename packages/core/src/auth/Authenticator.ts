@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import { ApiKeyCache } from "./ApiKeyCache.ts"
 import { ApiKeysRepo } from "./ApiKeysRepo.ts"
 import { Unauthenticated } from "../Errors.ts"
 import * as ApiKeyCredential from "./ApiKeyCredential.ts"
@@ -16,6 +17,7 @@ export class Authenticator extends Context.Service<
     Authenticator,
     Effect.gen(function* () {
       const keys = yield* ApiKeysRepo
+      const cache = yield* ApiKeyCache
       const missing = new Unauthenticated({ reason: "missing" })
       const malformed = new Unauthenticated({ reason: "malformed" })
       const unknown = new Unauthenticated({ reason: "unknown" })
@@ -24,18 +26,21 @@ export class Authenticator extends Context.Service<
       const authenticate = (apiKey: string): Effect.Effect<Principal, Unauthenticated> => {
         if (apiKey === "") return Effect.fail(missing)
         if (!ApiKeyCredential.isWellFormed(apiKey)) return Effect.fail(malformed)
-        return Effect.flatMap(Effect.flatMap(ApiKeyCredential.hash(apiKey), keys.findGrantByHash), (grant) => {
-          if (grant === undefined) return Effect.fail(unknown)
-          if (grant.key.revokedAt !== null) return Effect.fail(revoked)
-          return Effect.succeed({
-            accountId: grant.key.accountId,
-            userId: grant.key.userId,
-            ownerUserId: grant.ownerUserId,
-            role: grant.role,
-            keyId: grant.key.id,
-            scopes: grant.key.scopes
-          } satisfies Principal)
-        }).pipe(Tracing.span("Authenticator.authenticate"))
+        return Effect.flatMap(
+          Effect.flatMap(ApiKeyCredential.hash(apiKey), (hash) => cache.lookup(hash, keys.findGrantByHash(hash))),
+          (grant) => {
+            if (grant === undefined) return Effect.fail(unknown)
+            if (grant.key.revokedAt !== null) return Effect.fail(revoked)
+            return Effect.succeed({
+              accountId: grant.key.accountId,
+              userId: grant.key.userId,
+              ownerUserId: grant.ownerUserId,
+              role: grant.role,
+              keyId: grant.key.id,
+              scopes: grant.key.scopes
+            } satisfies Principal)
+          }
+        ).pipe(Tracing.span("Authenticator.authenticate"))
       }
       return Authenticator.of({ authenticate })
     })

@@ -1,12 +1,17 @@
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, PubSub } from "effect"
 import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
 import type { ApiKey, ApiKeyGrant } from "@leadline/core/auth/ApiKey"
+import { ApiKeyChanges } from "@leadline/core/auth/ApiKeyChanges"
 import { ApiKeysRepo } from "@leadline/core/auth/ApiKeysRepo"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
 
-/** API keys by id and by hash; the grant joins the key's user and account through `AccountsRepo`. */
-export const layer = Layer.effect(ApiKeysRepo)(
+/**
+ * API keys by id and by hash; the grant joins the key's user and account through
+ * `AccountsRepo`. A change to a key is announced on `ApiKeyChanges`, as the SQL
+ * store announces it to every server.
+ */
+export const layer = Layer.effectContext(
   Effect.gen(function* () {
     const accountsRepo = yield* AccountsRepo
     const keys = MemoryTable.make({
@@ -15,13 +20,21 @@ export const layer = Layer.effect(ApiKeysRepo)(
       indexes: { account: (key) => key.accountId }
     })
 
+    const changed = yield* PubSub.sliding<void>(1)
     const change = (keyId: string, f: (key: ApiKey) => ApiKey) =>
-      atomically((tx) => {
-        const before = keys.get(keyId)
-        if (before !== undefined) keys.update(tx, f(before))
-      })
+      Effect.andThen(
+        atomically((tx) => {
+          const before = keys.get(keyId)
+          if (before !== undefined) keys.update(tx, f(before))
+        }),
+        PubSub.publish(changed, undefined)
+      )
 
-    return ApiKeysRepo.of({
+    const changes = ApiKeyChanges.of({
+      changes: Effect.map(PubSub.subscribe(changed), (subscription) => Effect.asVoid(PubSub.take(subscription)))
+    })
+
+    const repo = ApiKeysRepo.of({
       insert: (key) =>
         Effect.flatMap(
           atomically((tx) => keys.insert(tx, key)),
@@ -48,5 +61,6 @@ export const layer = Layer.effect(ApiKeysRepo)(
       setScopes: (keyId, scopes) => change(keyId, (key) => ({ ...key, scopes })),
       revoke: (keyId, at) => change(keyId, (key) => ({ ...key, revokedAt: at }))
     })
+    return Context.make(ApiKeysRepo, repo).pipe(Context.add(ApiKeyChanges, changes))
   })
 )

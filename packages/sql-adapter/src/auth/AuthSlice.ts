@@ -1,5 +1,10 @@
+import { Layer } from "effect"
 import * as Slice from "../Slice.ts"
 import * as SqlApiKeys from "./SqlApiKeys.ts"
 
 // Its tables came with the historical src/migrations/0001_accounts_leads_idempotency_events.ts.
-export const slice = Slice.make({ name: "auth", layer: SqlApiKeys.layer, migrations: [] })
+export const slice = Slice.make({
+  name: "auth",
+  layer: Layer.merge(SqlApiKeys.layer, SqlApiKeys.changesLayer),
+  migrations: []
+})

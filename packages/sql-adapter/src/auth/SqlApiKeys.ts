@@ -2,9 +2,11 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Role } from "@leadline/core/accounts/Account"
 import type { ApiKey } from "@leadline/core/auth/ApiKey"
+import { ApiKeyChanges } from "@leadline/core/auth/ApiKeyChanges"
 import { ApiKeysRepo } from "@leadline/core/auth/ApiKeysRepo"
 import type { Scope } from "@leadline/core/auth/Scopes"
 import { iso, isoOrNull, json, orDie } from "../internal/store.ts"
+import { API_KEYS_CHANNEL, Notifications } from "../Notifications.ts"
 
 interface KeyRow {
   readonly id: string
@@ -63,14 +65,24 @@ export const layer = Layer.effect(
         orDie(sql<KeyRow>`SELECT * FROM api_keys WHERE account_id = ${accountId}::uuid ORDER BY created_at, id`).pipe(
           Effect.map((rows) => rows.map(toKey))
         ),
+      // Each change is announced at its commit, in the same statement, so no server keeps trusting the old key.
       setScopes: (keyId, scopes) =>
-        orDie(sql`UPDATE api_keys SET scopes = ${JSON.stringify(scopes)}::jsonb WHERE id = ${keyId}`).pipe(
-          Effect.asVoid
-        ),
+        orDie(
+          sql`WITH changed AS (UPDATE api_keys SET scopes = ${JSON.stringify(scopes)}::jsonb WHERE id = ${keyId} RETURNING 1)
+              SELECT count(pg_notify(${API_KEYS_CHANNEL}, '')) FROM changed`
+        ).pipe(Effect.asVoid),
       revoke: (keyId, at) =>
-        orDie(sql`UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${keyId} AND revoked_at IS NULL`).pipe(
-          Effect.asVoid
-        )
+        orDie(
+          sql`WITH changed AS (
+                UPDATE api_keys SET revoked_at = ${at}::timestamptz WHERE id = ${keyId} AND revoked_at IS NULL RETURNING 1)
+              SELECT count(pg_notify(${API_KEYS_CHANNEL}, '')) FROM changed`
+        ).pipe(Effect.asVoid)
     })
   })
+)
+
+/** Changes to API keys made by any server on this database, heard through LISTEN. */
+export const changesLayer = Layer.effect(
+  ApiKeyChanges,
+  Effect.map(Notifications, (notifications) => ApiKeyChanges.of({ changes: notifications.listen(API_KEYS_CHANNEL) }))
 )

@@ -3,8 +3,17 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as Admin from "../src/admin/AdminResource.ts"
 import { type AccountFixture, makeAccount, makeUser } from "../src/Fixtures.ts"
-import * as Fuzz from "../src/OpenApiFuzz.ts"
+import { FuzzLedger } from "../src/fuzz/FuzzLedger.ts"
+import * as OpenApiDocument from "../src/fuzz/OpenApiDocument.ts"
+import * as RawHttp from "../src/fuzz/RawHttp.ts"
+import * as ReplyCheck from "../src/fuzz/ReplyCheck.ts"
+import * as RequestArbitrary from "../src/fuzz/RequestArbitrary.ts"
+import * as RequestBuilder from "../src/fuzz/RequestBuilder.ts"
+import type { Mismatch } from "../src/fuzz/SchemaCheck.ts"
+import type * as Resource from "../src/Resource.ts"
+import * as Resources from "../src/Resources.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
 
@@ -12,8 +21,10 @@ import * as TestServer from "../src/TestServer.ts"
  * Property-based fuzzing of every operation in the server's own OpenAPI
  * document, on the in-memory wiring and on SQL. For each operation, on a fresh
  * account: hostile and valid requests never get a 5xx, every answer matches the
- * document, and the account holds exactly the leads and webhook endpoints that
- * the 2xx answers said were created (and not deleted).
+ * document, the account holds exactly the things that the 2xx answers said were
+ * created (and not deleted), and on SQL each table gained the rows the answers
+ * account for and no other account's rows changed. What is tracked and counted
+ * comes from the resources' descriptors (`src/Resources.ts`, `FuzzLedger`).
  *
  * `FUZZ_RUNS` sets the runs per operation and wiring; `FUZZ_SEED` replays a
  * failure (fast-check prints the seed and path of the counterexample).
@@ -30,104 +41,32 @@ const offline = { resolver: { lookup: async () => [{ address: "127.0.0.1", famil
 
 // The document is the same on every wiring; it is read first because the tests are named after its operations.
 const memory = await TestServer.start({ webhooks: offline })
-const document = await Fuzz.readDocument(memory.baseUrl)
-const OPERATIONS = Fuzz.operations(document)
+const document = await OpenApiDocument.readDocument(memory.baseUrl)
+const OPERATIONS = OpenApiDocument.operations(document)
 
-/** Resources whose every creation and removal the answers show, so the store can be checked against them. */
-const TRACKED = [
-  { list: "/api/v1/leads", field: "leads", create: "POST /api/v1/leads", remove: "DELETE /api/v1/leads/{id}" },
-  {
-    list: "/api/webhooks/endpoints",
-    field: "endpoints",
-    create: "POST /api/webhooks/endpoints",
-    remove: "DELETE /api/webhooks/endpoints"
-  }
-] as const
+const jsonOf = (reply: RawHttp.Reply): any => JSON.parse(reply.text)
 
-type Tracked = (typeof TRACKED)[number]
+/** The ledger of the descriptors: what the answers made, removed and wrote. */
+const newLedger = () => new FuzzLedger(Resources.all)
 
-const jsonOf = (reply: Fuzz.Reply): any => JSON.parse(reply.text)
-
-/** The tables whose rows only answered creates (and deletes) may change. */
-const TABLES = ["accounts", "users", "api_keys", "leads", "events", "webhook_endpoints"] as const
-type RowCounts = Record<(typeof TABLES)[number], number>
-
-/** What the answers said exists in the account, and every id ever seen (deleted ones make good 404 probes). */
-class Ledger {
-  readonly live = new Map<Tracked, Set<string>>(TRACKED.map((resource) => [resource, new Set()]))
-  readonly seen = new Map<Tracked, Array<string>>(TRACKED.map((resource) => [resource, []]))
-  /** Rows each table gained by the 2xx answers' account: what the database may hold beyond its start. */
-  readonly written: Record<(typeof TABLES)[number], number> = {
-    accounts: 0,
-    users: 0,
-    api_keys: 0,
-    leads: 0,
-    events: 0,
-    webhook_endpoints: 0
-  }
-
-  record(operation: Fuzz.Operation, reply: Fuzz.Reply) {
-    const fresh = reply.status >= 200 && reply.status < 300 && reply.headers["idempotent-replayed"] !== "true"
-    if (fresh) {
-      const w = this.written
-      switch (operation.key) {
-        case "POST /admin/v1/accounts":
-          w.accounts++
-          w.users++
-          w.api_keys++
-          break
-        case "POST /admin/v1/accounts/{account_id}/users":
-          w.users++
-          break
-        case "POST /admin/v1/accounts/{account_id}/keys":
-          w.api_keys++
-          break
-        case "POST /api/v1/leads":
-          w.leads++
-          w.events++
-          break
-        case "DELETE /api/v1/leads/{id}":
-          w.leads--
-          w.events++
-          break
-        case "POST /api/webhooks/endpoints":
-          // Deleted endpoints stay as rows (their deliveries keep their history).
-          w.webhook_endpoints++
-          break
-      }
-    }
-    for (const resource of TRACKED) {
-      // A replay creates nothing: it repeats the answer of a request already counted.
-      if (
-        operation.key === resource.create &&
-        reply.status === 201 &&
-        reply.headers["idempotent-replayed"] !== "true"
-      ) {
-        const id = jsonOf(reply).id as string
-        this.live.get(resource)!.add(id)
-        this.seen.get(resource)!.push(id)
-      }
-      if (operation.key === resource.remove && reply.status === 200) this.live.get(resource)!.delete(jsonOf(reply).id)
-    }
-  }
-
-  ids(field: Tracked["field"]): ReadonlyArray<string> {
-    return this.seen.get(TRACKED.find((resource) => resource.field === field)!)!
-  }
-}
+/** Rows per table and owning account (`""` for a table without an account column). */
+type RowCounts = Map<string, Map<string, number>>
 
 const operation = (key: string) => OPERATIONS.find((candidate) => candidate.key === key)!
 
 /** One account to fuzz, with keys to probe 401 and 403 and a few resources for the ids to hit. */
 interface World {
   readonly account: AccountFixture
-  readonly ledger: Ledger
-  readonly knownIds: Fuzz.KnownIds
-  readonly credentials: (operation: Fuzz.Operation) => ReadonlyArray<Fuzz.Credential>
+  readonly ledger: FuzzLedger
+  readonly knownIds: RequestArbitrary.KnownIds
+  readonly credentials: (operation: OpenApiDocument.Operation) => ReadonlyArray<RequestArbitrary.Credential>
   readonly hints: Readonly<Record<string, fc.Arbitrary<unknown>>>
 }
 
-const bearer = (label: string, token: string): Fuzz.Credential => ({ label, authorization: `Bearer ${token}` })
+const bearer = (label: string, token: string): RequestArbitrary.Credential => ({
+  label,
+  authorization: `Bearer ${token}`
+})
 
 const makeWorld = async (server: TestServer.Running): Promise<World> => {
   const account = await makeAccount(server, {
@@ -136,7 +75,7 @@ const makeWorld = async (server: TestServer.Running): Promise<World> => {
     keys: { auditor: [], reader: ["leads:read"], spare: ["leads:write"], revoked: [] }
   })
   const member = await makeUser(server, account.accountId, "member")
-  const revoke = await Fuzz.send(server.baseUrl, {
+  const revoke = await RawHttp.send(server.baseUrl, {
     method: "DELETE",
     path: `/admin/v1/keys/${account.keys.revoked!.id}`,
     headers: { authorization: `Bearer ${server.adminToken}` },
@@ -144,8 +83,9 @@ const makeWorld = async (server: TestServer.Running): Promise<World> => {
     chunked: false
   })
   expect(revoke.status).toBe(200)
-  const ledger = new Ledger()
-  const deliveries = await seed(server, account, ledger)
+  const ledger = newLedger()
+  ledger.see(Admin.resource.name, account.accountId)
+  await seed(server, account, ledger)
 
   const adminCredentials = [
     bearer("admin", server.adminToken),
@@ -163,20 +103,13 @@ const makeWorld = async (server: TestServer.Running): Promise<World> => {
     { label: "empty bearer", authorization: "Bearer " },
     { label: "basic", authorization: "Basic Zm9vOmJhcg==" }
   ]
-  // By "path name" for a parameter of one operation, by name alone for one that means the same everywhere.
-  const ids = new Map<string, () => ReadonlyArray<string>>([
-    ["/api/v1/leads/{id} id", () => ledger.ids("leads")],
-    ["/api/webhooks/endpoints id", () => ledger.ids("endpoints")],
-    ["/api/webhooks/deliveries endpoint_id", () => ledger.ids("endpoints")],
-    ["/api/webhooks/deliveries/redeliver id", () => deliveries],
-    ["account_id", () => [account.accountId]],
-    ["key_id", () => [account.keys.spare!.id, account.keys.reader!.id]]
-  ])
+  // Only these keys may be changed or revoked: the fuzzer sends the owner's, and the auditor reads the store at the end.
+  const keyIds = [account.keys.spare!.id, account.keys.reader!.id]
   const users = fc.constantFrom(account.ownerUserId, member)
   return {
     account,
     ledger,
-    knownIds: (op, name) => (ids.get(`${op.path} ${name}`) ?? ids.get(name))?.() ?? [],
+    knownIds: (op, name) => (name === "key_id" ? keyIds : ledger.knownIds(op, name)),
     credentials: (op) => (op.security.includes("adminToken") ? adminCredentials : apiCredentials),
     hints: {
       phone: phoneArbitrary,
@@ -195,11 +128,12 @@ const phoneArbitrary = fc
 
 /**
  * Three leads and an endpoint through the API (counted in the ledger like any
- * other answer), and one delivery, made by deleting a lead the endpoint listens for.
+ * other answer), and one delivery, made by deleting a lead the endpoint listens for
+ * (the ledger learns its id from the log).
  */
-const seed = async (server: TestServer.Running, account: AccountFixture, ledger: Ledger): Promise<Array<string>> => {
+const seed = async (server: TestServer.Running, account: AccountFixture, ledger: FuzzLedger): Promise<void> => {
   const call = async (key: string, path: string, expected: number, body?: unknown) => {
-    const reply = await Fuzz.send(server.baseUrl, {
+    const reply = await RawHttp.send(server.baseUrl, {
       method: key.split(" ", 1)[0]!,
       path,
       headers: { authorization: `Bearer ${account.ownerKey}`, "content-type": "application/json" },
@@ -207,7 +141,7 @@ const seed = async (server: TestServer.Running, account: AccountFixture, ledger:
       chunked: false
     })
     expect(reply.status, `${key}: ${reply.text}`).toBe(expected)
-    ledger.record(operation(key), reply)
+    ledger.record(operation(key).key, reply)
     return jsonOf(reply)
   }
   for (const line of ["0001", "0002", "0003"]) {
@@ -220,35 +154,40 @@ const seed = async (server: TestServer.Running, account: AccountFixture, ledger:
   const first = ledger.ids("leads")[0]
   await call("DELETE /api/v1/leads/{id}", `/api/v1/leads/${first}`, 200)
   const log = await call("GET /api/webhooks/deliveries", "/api/webhooks/deliveries", 200)
-  return log.deliveries.map((delivery: { id: string }) => delivery.id)
+  expect(log.deliveries).toHaveLength(1)
 }
 
 /** Every id a list endpoint returns for the account, page by page, each page checked against the document. */
-const listAll = async (server: TestServer.Running, key: string, resource: Tracked): Promise<Array<string>> => {
-  const list = operation(`GET ${resource.list}`)
+const listAll = async (
+  server: TestServer.Running,
+  key: string,
+  list: { readonly path: string; readonly field: string },
+  idField: string
+): Promise<Array<string>> => {
+  const listOperation = operation(`GET ${list.path}`)
   const ids: Array<string> = []
   for (let offset = 0; ; offset += 100) {
-    const reply = await Fuzz.send(server.baseUrl, {
+    const reply = await RawHttp.send(server.baseUrl, {
       method: "GET",
-      path: `${resource.list}?limit=100&offset=${offset}`,
+      path: `${list.path}?limit=100&offset=${offset}`,
       headers: { authorization: `Bearer ${key}` },
       body: undefined,
       chunked: false
     })
     expect(reply.status, reply.text).toBe(200)
-    expect(Fuzz.checkReply(document, list, reply)).toBeUndefined()
+    expect(ReplyCheck.checkReply(document, listOperation, reply)).toBeUndefined()
     const page = jsonOf(reply)
-    ids.push(...page[resource.field].map((item: { id: string }) => item.id))
+    ids.push(...page[list.field].map((item: Record<string, string>) => item[idField]!))
     if (!page.meta.has_more) return ids
   }
 }
 
-const failure = (request: Fuzz.HttpRequest, reply: Fuzz.Reply, mismatch: Fuzz.Mismatch) =>
+const failure = (request: RawHttp.HttpRequest, reply: RawHttp.Reply, mismatch: Mismatch) =>
   new Error(
     [
       `${mismatch.path}: ${mismatch.message}`,
       "--- request",
-      Fuzz.describeRequest(request),
+      RequestBuilder.describeRequest(request),
       `--- reply ${reply.status}`,
       reply.text.slice(0, 1000)
     ].join("\n")
@@ -256,48 +195,71 @@ const failure = (request: Fuzz.HttpRequest, reply: Fuzz.Reply, mismatch: Fuzz.Mi
 
 const fuzzOperation = async (
   server: TestServer.Running,
-  op: Fuzz.Operation,
-  countRows: (() => Promise<RowCounts>) | undefined
+  op: OpenApiDocument.Operation,
+  countRows: ((tables: ReadonlyArray<Resource.Table>) => Promise<RowCounts>) | undefined
 ) => {
   const world = await makeWorld(server)
-  const before = await countRows?.()
+  // A path parameter whose ids no descriptor's ledger names would only ever get made-up ids.
+  for (const parameter of op.parameters.filter((p) => p.in === "path")) {
+    expect(world.knownIds(op, parameter.name), `ids known for ${parameter.name}`).not.toEqual([])
+  }
+  const tables = world.ledger.tables()
+  const before = await countRows?.(tables)
   // Setting the world up went through the ledger too: only what the fuzzed requests wrote counts.
-  const writtenBefore = { ...world.ledger.written }
-  const cases = Fuzz.caseArbitrary(document, op, {
+  const writtenBefore = new Map(world.ledger.written)
+  const cases = RequestArbitrary.caseArbitrary(document, op, {
     credentials: world.credentials(op),
     hints: world.hints,
     knownIds: world.knownIds
   })
   await fc.assert(
     fc.asyncProperty(cases, async (fuzzCase) => {
-      const request = Fuzz.materialize(op, fuzzCase, world.knownIds)
-      const reply = await Fuzz.send(server.baseUrl, request)
-      world.ledger.record(op, reply)
-      const mismatch = Fuzz.checkReply(document, op, reply)
+      const request = RequestBuilder.materialize(op, fuzzCase, world.knownIds)
+      const reply = await RawHttp.send(server.baseUrl, request)
+      world.ledger.record(op.key, reply)
+      const mismatch = ReplyCheck.checkReply(document, op, reply)
       if (mismatch !== undefined) throw failure(request, reply, mismatch)
       // The server runs in this process: a `__proto__` key that reached an object merge would show here.
       expect(Object.keys(Object.prototype)).toEqual([])
     }),
     { numRuns: NUM_RUNS, ...SEED }
   )
-  for (const resource of TRACKED) {
-    const stored = await listAll(server, world.account.keys.auditor!.apiKey, resource)
-    expect(stored.toSorted(), `${resource.field} in the store`).toEqual(
-      [...world.ledger.live.get(resource)!].toSorted()
-    )
+  for (const resource of world.ledger.tracked()) {
+    const ids = resource.ledger.ids!
+    const stored = await listAll(server, world.account.keys.auditor!.apiKey, ids.list!, ids.field)
+    expect(stored.toSorted(), `${resource.name} in the store`).toEqual(world.ledger.liveIds(resource.name).toSorted())
   }
   if (before !== undefined && countRows !== undefined) {
     // In the whole database, not just the account: a write to another account would show here.
-    const after = await countRows()
-    const gained = Object.fromEntries(TABLES.map((table) => [table, after[table] - before[table]]))
+    const after = await countRows(tables)
+    const total = (counts: RowCounts, table: string) =>
+      [...(counts.get(table)?.values() ?? [])].reduce((a, b) => a + b, 0)
+    const counted = world.ledger.countedTables()
+    const gained = Object.fromEntries(counted.map(({ name }) => [name, total(after, name) - total(before, name)]))
     const written = Object.fromEntries(
-      TABLES.map((table) => [table, world.ledger.written[table] - writtenBefore[table]])
+      counted.map(({ name }) => [name, world.ledger.written.get(name)! - writtenBefore.get(name)!])
     )
     expect(gained, "rows the database gained").toEqual(written)
+    // Every table with an account column, counted or not: the rows of the accounts the answers did not concern stay as they were.
+    const concerned = new Set(world.ledger.ids(Admin.resource.name))
+    const others = (counts: RowCounts) =>
+      Object.fromEntries(
+        tables
+          .filter((table) => table.account !== undefined)
+          .map(({ name }) => [
+            name,
+            Object.fromEntries([...(counts.get(name) ?? new Map())].filter(([account]) => !concerned.has(account)))
+          ])
+      )
+    expect(others(after), "rows of other accounts").toEqual(others(before))
   }
 }
 
-const fuzzWiring = (name: string, getServer: () => TestServer.Running, countRows?: () => Promise<RowCounts>) =>
+const fuzzWiring = (
+  name: string,
+  getServer: () => TestServer.Running,
+  countRows?: (tables: ReadonlyArray<Resource.Table>) => Promise<RowCounts>
+) =>
   describe(name, () => {
     it("finds operations to fuzz in the document", () => {
       expect(OPERATIONS.length).toBeGreaterThan(10)
@@ -316,18 +278,20 @@ describe("on SQL", () => {
   let server: TestServer.Running
   // The stores are built here and handed to the server, so the test can count rows on the same database.
   const scope = Effect.runSync(Scope.make())
-  let countRows: () => Promise<RowCounts>
+  let countRows: (tables: ReadonlyArray<Resource.Table>) => Promise<RowCounts>
   beforeAll(async () => {
     database = await TestDatabase.make()
     const context = await Effect.runPromise(Layer.buildWithScope(SqlApp.layer(database.config), scope))
-    countRows = () =>
+    countRows = (tables) =>
       Effect.runPromise(
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
-          const counts = {} as RowCounts
-          for (const table of TABLES) {
-            const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(table)}`
-            counts[table] = row!.n
+          const counts: RowCounts = new Map()
+          for (const table of tables) {
+            const owner = table.account === undefined ? sql`''` : sql`${sql(table.account)}::text`
+            const rows = yield* sql<{ account: string; n: number }>`
+              SELECT ${owner} AS account, count(*)::int AS n FROM ${sql(table.name)} GROUP BY 1`
+            counts.set(table.name, new Map(rows.map((row) => [row.account, row.n])))
           }
           return counts
         }).pipe(Effect.provide(context))
@@ -342,6 +306,6 @@ describe("on SQL", () => {
   fuzzWiring(
     "fuzz",
     () => server,
-    () => countRows()
+    (tables) => countRows(tables)
   )
 })

@@ -1,0 +1,29 @@
+import * as AdminSlice from "./admin/AdminSlice.ts"
+import * as AuthSlice from "./auth/AuthSlice.ts"
+import type * as Coverage from "./Coverage.ts"
+import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
+import * as IdentitySlice from "./identity/IdentitySlice.ts"
+import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import type * as Resource from "./Resource.ts"
+import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
+
+/**
+ * The slices of the testkit, one line each, in folders named as core's. The
+ * contract and security runners iterate this list; the generated isolation, scope
+ * and fuzz-ledger tests come from its descriptors. A new resource is its folder
+ * plus one line here, and the coverage tests fail until it has both.
+ */
+export const slices = [
+  AuthSlice.slice,
+  IdentitySlice.slice,
+  LeadsSlice.slice,
+  IdempotencySlice.slice,
+  WebhooksSlice.slice,
+  AdminSlice.slice
+] as const
+
+/** Every resource's descriptor, in the order of the slices. */
+export const all: ReadonlyArray<Resource.Resource> = slices.flatMap((slice) => slice.resources)
+
+/** Tables of the database that no account owns, so the fuzz ledger does not count them: none yet. */
+export const globalTables: ReadonlyArray<Coverage.GlobalTable> = []

@@ -1,0 +1,44 @@
+import type { ContractTarget, SuiteOptions } from "./ContractSuite.ts"
+import type { AccountFixture } from "./Fixtures.ts"
+import type * as MockReceiver from "./MockReceiver.ts"
+import type * as Resource from "./Resource.ts"
+import type { Running } from "./TestServer.ts"
+
+/**
+ * What a slice brings to the testkit: the descriptors of its resources, its part
+ * of the contract suite and its parts of the OWASP suite. `Resources.ts` lists the
+ * slices; the runners (`ContractSuite.ts`, the security suite) iterate that list.
+ */
+export interface Slice {
+  /** The folder's name, as in core. */
+  readonly name: string
+  readonly resources: ReadonlyArray<Resource.Resource>
+  /** Registers its contract tests (`describe`s), against any wiring or a live URL. */
+  readonly contract?: ((context: ContractContext) => void) | undefined
+  /** Registers its resource-specific checks, under the OWASP item each belongs to. */
+  readonly security?: Partial<Record<OwaspItem, (context: SecurityContext) => void>> | undefined
+}
+
+export const make = (slice: Slice): Slice => slice
+
+export type OwaspItem = "API1" | "API2" | "API3" | "API4" | "API5" | "API8" | "API9"
+
+/**
+ * What the contract runner shares with the slices. The runner fills the fields in
+ * its `beforeAll`: read them inside hooks and tests only, never while registering.
+ */
+export interface ContractContext {
+  readonly target: ContractTarget
+  /** An account with keys `leadsRead`, `leadsWrite`, `analytics`, `conversations` and `mixed` (leads:read + analytics:read). */
+  readonly acme: AccountFixture
+  /** A second account, with its owner key only. */
+  readonly other: AccountFixture
+  readonly options: SuiteOptions
+}
+
+/** What the OWASP runner shares with the slices; set in its `beforeAll`, like `ContractContext`. */
+export interface SecurityContext extends Resource.Context {
+  readonly target: Running
+  /** Serves webhook endpoints; the server allows loopback receivers. */
+  readonly receiver: MockReceiver.MockReceiver
+}

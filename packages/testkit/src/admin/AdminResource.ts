@@ -1,0 +1,111 @@
+import { expect } from "vitest"
+import type { AccountFixture } from "../Fixtures.ts"
+import { makeKey } from "../Fixtures.ts"
+import { call } from "../Http.ts"
+import * as Resource from "../Resource.ts"
+
+/** The keys of an account as the operator lists them. */
+export const keysOf = async (context: Resource.Context, account: AccountFixture) => {
+  const reply = await call(context.target, "GET", `/admin/v1/accounts/${account.accountId}/keys`, {
+    auth: context.target.adminToken
+  })
+  expect(reply.status, reply.text).toBe(200)
+  return reply.body.keys as ReadonlyArray<{ id: string }>
+}
+
+/** A fresh key to aim a key route at; a refused request must leave it as it was. */
+const withKey = async (
+  context: Resource.Context,
+  account: AccountFixture,
+  json?: unknown
+): Promise<Resource.RouteRequest> => {
+  const key = await makeKey(context.target, account.accountId, { name: "target", scopes: ["leads:read"] })
+  const before = (await keysOf(context, account)).find((listed) => listed.id === key.id)
+  return {
+    path: `/admin/v1/keys/${key.id}`,
+    ...(json === undefined ? {} : { json }),
+    unchanged: async () =>
+      expect((await keysOf(context, account)).find((listed) => listed.id === key.id)).toEqual(before)
+  }
+}
+
+/** The operator API (accounts, users, API keys), under /admin/v1 and behind the admin token. */
+export const resource: Resource.Resource = {
+  name: "operator API",
+  routes: [
+    {
+      method: "POST",
+      path: "/admin/v1/accounts",
+      needs: "admin token",
+      succeeds: 201,
+      request: async () => ({ path: "/admin/v1/accounts", json: { name: "Mallory Ltd" } })
+    },
+    {
+      method: "POST",
+      path: "/admin/v1/accounts/{account_id}/users",
+      needs: "admin token",
+      succeeds: 201,
+      request: async (_, account) => ({
+        path: `/admin/v1/accounts/${account.accountId}/users`,
+        json: { role: "admin" }
+      })
+    },
+    {
+      method: "POST",
+      path: "/admin/v1/accounts/{account_id}/keys",
+      needs: "admin token",
+      succeeds: 201,
+      request: async (context, account) => {
+        const before = await keysOf(context, account)
+        return {
+          path: `/admin/v1/accounts/${account.accountId}/keys`,
+          json: { name: "minted" },
+          unchanged: async () => expect(await keysOf(context, account)).toEqual(before)
+        }
+      }
+    },
+    {
+      method: "GET",
+      path: "/admin/v1/accounts/{account_id}/keys",
+      needs: "admin token",
+      succeeds: 200,
+      request: async (_, account) => ({ path: `/admin/v1/accounts/${account.accountId}/keys` })
+    },
+    {
+      method: "PATCH",
+      path: "/admin/v1/keys/{key_id}",
+      needs: "admin token",
+      succeeds: 200,
+      request: (context, account) => withKey(context, account, { scopes: [] })
+    },
+    {
+      method: "DELETE",
+      path: "/admin/v1/keys/{key_id}",
+      needs: "admin token",
+      succeeds: 200,
+      request: (context, account) => withKey(context, account)
+    }
+  ],
+  isolation: {
+    exempt:
+      "the admin token spans every account by design, and no API key reaches these routes (the OWASP suite's API2 and API5 check the 401)"
+  },
+  ledger: {
+    tables: [
+      { name: "accounts", account: "id", rows: Resource.perOperation({ "POST /admin/v1/accounts": 1 }) },
+      {
+        name: "users",
+        account: "account_id",
+        // An account comes with its owner.
+        rows: Resource.perOperation({ "POST /admin/v1/accounts": 1, "POST /admin/v1/accounts/{account_id}/users": 1 })
+      },
+      {
+        name: "api_keys",
+        account: "account_id",
+        // An account comes with its owner's key; a revoked key stays as a row.
+        rows: Resource.perOperation({ "POST /admin/v1/accounts": 1, "POST /admin/v1/accounts/{account_id}/keys": 1 })
+      }
+    ],
+    ids: { field: "account_id", create: "POST /admin/v1/accounts", parameters: ["account_id"] }
+  }
+}

@@ -1,0 +1,42 @@
+import { beforeAll, describe, expect, it } from "vitest"
+import { type AccountFixture, makeAccount, makeKey } from "../Fixtures.ts"
+import { call } from "../Http.ts"
+import type { Slice } from "../Slice.ts"
+
+/** The OWASP check that is about the operator API; the runner (test/SecuritySuite.ts) places it under API3. */
+export const security: Slice["security"] = {
+  API3: (context) =>
+    describe("operator API", () => {
+      let account: AccountFixture
+
+      beforeAll(async () => {
+        account = await makeAccount(context.target)
+      })
+
+      it("never shows an API key again after issuing it, nor its hash", async () => {
+        const key = await makeKey(context.target, account.accountId, { name: "shown once", scopes: ["leads:read"] })
+        const digest = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key.apiKey)))
+        const listing = await call(context.target, "GET", `/admin/v1/accounts/${account.accountId}/keys`, {
+          auth: context.target.adminToken
+        })
+        expect(listing.status).toBe(200)
+        const me = await call(context.target, "GET", "/api/me", { auth: key.apiKey })
+        for (const text of [listing.text, me.text]) {
+          expect(text).not.toContain(key.apiKey)
+          expect(text).not.toContain(account.ownerKey)
+          expect(text).not.toContain(digest.toString("hex"))
+          expect(text).not.toContain(digest.toString("base64"))
+          expect(text).not.toContain(digest.toString("base64url"))
+        }
+        expect(listing.body.keys.find((listed: { id: string }) => listed.id === key.id)).toEqual({
+          id: key.id,
+          name: "shown once",
+          user_id: account.ownerUserId,
+          prefix: key.apiKey.slice(0, 9),
+          scopes: ["leads:read"],
+          created_at: expect.any(String),
+          revoked_at: null
+        })
+      })
+    })
+}

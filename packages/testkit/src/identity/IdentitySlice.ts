@@ -1,0 +1,9 @@
+import * as Slice from "../Slice.ts"
+import * as IdentityContract from "./IdentityContract.ts"
+import * as IdentityResource from "./IdentityResource.ts"
+
+export const slice = Slice.make({
+  name: "identity",
+  resources: [IdentityResource.resource],
+  contract: IdentityContract.contract
+})

@@ -20,10 +20,10 @@ export const query = async <A = Record<string, unknown>>(url: string, text: stri
   }
 }
 
-/** A fresh database for one benchmark run; `drop` removes it. */
-export const freshDatabase = async () => {
+/** A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it. */
+export const freshDatabase = async (label = "") => {
   const admin = serverUrl()
-  const name = `leadline_bench_${Date.now().toString(36)}`
+  const name = `leadline_bench_${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
   await query(admin, `CREATE DATABASE ${name}`)
   return {
     name,

@@ -78,8 +78,13 @@ export const leadline = (databaseUrl: string, env: Record<string, string> = {}) 
     /Listening on http:\/\/[^:]+:(\d+)/
   )
 
+/** The hand-written baseline (bench/baseline), on a database of its own: it applies its schema on start. */
 export const baseline = (databaseUrl: string) =>
-  launch(["bench/baseline/Server.ts"], { DATABASE_URL: databaseUrl, PORT: "0" }, /Listening on http:\/\/[^:]+:(\d+)/)
+  launch(
+    ["bench/baseline/Server.ts"],
+    { DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1" },
+    /Listening on http:\/\/[^:]+:(\d+)/
+  )
 
 export const worker = (databaseUrl: string, env: Record<string, string> = {}) =>
   launch(

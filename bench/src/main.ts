@@ -1,21 +1,32 @@
 import { writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
+import * as BaselineSeed from "../baseline/Seed.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 import * as Receiver from "./Receiver.ts"
 
 /**
- * `npm run bench`: Leadline against the hand-written baseline on the same
- * database, then the webhook pipeline, then list and create latency at scale.
- * Settings: BENCH_SECONDS (per measured run, 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10).
+ * `npm run bench`: Leadline against the hand-written baseline (bench/baseline), each on a
+ * fresh database of its own, route by route at every connection count; then Leadline's
+ * webhook pipeline; then list and create latency in a small and a big account, both servers.
+ * Settings: BENCH_SECONDS (per measured run, 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (a list,
+ * "10,50"), BENCH_WARMUP_SECONDS (2), BENCH_SCALE ("0" skips the scale section),
+ * BENCH_SCALE_LEADS (the big account's leads, 1000000).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
-const WARMUP_SECONDS = 2
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "10,50").split(",").map((part) => {
+  const n = Number(part.trim())
+  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_CONNECTIONS: "${part}" is not a connection count`)
+  return n
+})
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
+const SCALE = process.env.BENCH_SCALE !== "0"
+const SMALL_LEADS = 1_000
+const BIG_LEADS = Number(process.env.BENCH_SCALE_LEADS ?? 1_000_000)
 const here = join(import.meta.dirname, "..")
 
 const post = async (url: string, path: string, auth: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -32,35 +43,57 @@ let phoneCounter = 2_000_000
 const nextPhone = () => `+1415${phoneCounter++}`
 let keyCounter = 0
 
-/** Seeds `count` leads into an account straight in SQL, keeping `lead_counts` in step. */
-const seedLeads = (databaseUrl: string, accountId: string, count: number) =>
-  Postgres.query(
+/**
+ * Seeds `count` leads into a Leadline account straight in Leadline's tables, keeping its lead
+ * counter in step: the count is added to one `lead_counts` row of the account (Leadline sums
+ * them on read), else a row is inserted. No ON CONFLICT, so it does not depend on that table's key.
+ */
+const seedLeadlineLeads = async (databaseUrl: string, accountId: string, count: number) => {
+  await Postgres.query(
     databaseUrl,
     `WITH inserted AS (
        INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
        SELECT $1::uuid, 'ld_seed' || lpad(i::text, 19, '0'), 'Seed ' || i, '+1' || (2000000000 + i)::text, NULL,
               '["seed"]'::jsonb, 'new', NULL, '{"source":"seed"}'::jsonb,
               timestamptz '2026-01-01' + i * interval '1 millisecond', timestamptz '2026-01-01' + i * interval '1 millisecond'
-       FROM generate_series(1, $2::int) AS i RETURNING 1)
-     INSERT INTO lead_counts (account_id, total) SELECT $1::uuid, count(*) FROM inserted
-     ON CONFLICT (account_id) DO UPDATE SET total = lead_counts.total + EXCLUDED.total`,
+       FROM generate_series(1, $2::int) AS i RETURNING 1),
+     counted AS (
+       UPDATE lead_counts SET total = total + (SELECT count(*) FROM inserted)
+       WHERE ctid = (SELECT ctid FROM lead_counts WHERE account_id = $1::uuid LIMIT 1) RETURNING 1)
+     INSERT INTO lead_counts (account_id, total)
+     SELECT $1::uuid, (SELECT count(*) FROM inserted) WHERE NOT EXISTS (SELECT 1 FROM counted)`,
     [accountId, count]
   )
-
-interface RouteResult {
-  readonly route: string
-  readonly leadline: Array<Load.LoadResult>
-  readonly baseline: Array<Load.LoadResult>
+  // As the baseline's seed does: statistics and the visibility map, as autovacuum would have made them.
+  await Postgres.query(databaseUrl, "VACUUM (ANALYZE) leads")
 }
 
-const routeLoad = (server: string, route: string, apiKey: string): Load.LoadOptions => {
+/** A seeded account must list what was seeded (a seed out of step with a server's schema fails here). */
+const expectTotal = async (server: string, url: string, apiKey: string, expected: number) => {
+  const response = await fetch(`${url}/api/v1/leads?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })
+  const body = (await response.json()) as any
+  if (response.status !== 200 || body.meta?.total !== expected) {
+    throw new Error(
+      `${server}: a seeded account lists ${JSON.stringify(body.meta)} (${response.status}), not ${expected}`
+    )
+  }
+}
+
+const ME = "GET /api/me"
+const LIST = "GET /api/v1/leads?limit=50"
+/** Every connection creates leads in the same account with the same key. */
+const CREATE = "POST /api/v1/leads (one account)"
+const ROUTES = [ME, LIST, CREATE] as const
+type Route = (typeof ROUTES)[number]
+
+const routeLoad = (server: string, route: Route, apiKey: string, connections: number): Load.LoadOptions => {
   const auth = { authorization: `Bearer ${apiKey}` }
   switch (route) {
-    case "GET /api/me":
-      return { url: server, path: "/api/me", headers: auth, connections: CONNECTIONS, seconds: SECONDS }
-    case "GET /api/v1/leads?limit=50":
-      return { url: server, path: "/api/v1/leads?limit=50", headers: auth, connections: CONNECTIONS, seconds: SECONDS }
-    default:
+    case ME:
+      return { url: server, path: "/api/me", headers: auth, connections, seconds: SECONDS }
+    case LIST:
+      return { url: server, path: "/api/v1/leads?limit=50", headers: auth, connections, seconds: SECONDS }
+    case CREATE:
       return {
         url: server,
         path: "/api/v1/leads",
@@ -70,10 +103,17 @@ const routeLoad = (server: string, route: string, apiKey: string): Load.LoadOpti
           body: JSON.stringify({ name: "Bench lead", phone: nextPhone() }),
           headers: { "idempotency-key": `bench-${process.pid}-${keyCounter++}` }
         }),
-        connections: CONNECTIONS,
+        connections,
         seconds: SECONDS
       }
   }
+}
+
+interface RouteResult {
+  readonly route: Route
+  readonly connections: number
+  readonly leadline: Array<Load.LoadResult>
+  readonly baseline: Array<Load.LoadResult>
 }
 
 const summarize = (results: ReadonlyArray<Load.LoadResult>) => ({
@@ -83,37 +123,83 @@ const summarize = (results: ReadonlyArray<Load.LoadResult>) => ({
   non2xx: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0)
 })
 
+interface Scaled {
+  readonly list: Load.LoadResult
+  readonly create: Load.LoadResult
+}
+
+/** First page and creates in a small and a big account of one server. */
+const measureScale = async (url: string, keys: { readonly small: string; readonly big: string }) => {
+  const connections = CONNECTIONS[0]!
+  const result: Record<"small" | "big", Scaled> = {} as any
+  for (const size of ["small", "big"] as const) {
+    await Load.run({ ...routeLoad(url, LIST, keys[size], connections), seconds: WARMUP_SECONDS })
+    const list = await Load.run(routeLoad(url, LIST, keys[size], connections))
+    const create = await Load.run(routeLoad(url, CREATE, keys[size], connections))
+    result[size] = { list, create }
+  }
+  return {
+    ...result,
+    listP50Ratio: result.big.list.p50 / result.small.list.p50,
+    createP50Ratio: result.big.create.p50 / result.small.create.p50
+  }
+}
+
+const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
+
 const main = async () => {
   Processes.pinSelf()
-  const database = await Postgres.freshDatabase()
+  // Each server on a fresh database of its own: Leadline migrates its database on start, the
+  // baseline applies its own schema (bench/baseline/Schema.ts) on start.
+  const leadlineDb = await Postgres.freshDatabase("leadline")
+  const baselineDb = await Postgres.freshDatabase("baseline")
   const report: Record<string, unknown> = {}
+  // Every process started, so that a failed run leaves none behind.
+  const running: Array<Processes.Running> = []
+  const started = async (starting: Promise<Processes.Running>) => {
+    const child = await starting
+    running.push(child)
+    return child
+  }
   try {
-    // Leadline migrates the database on start; the baseline then runs on the same schema and data.
-    let leadline = await Processes.leadline(database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
+    let leadline = await started(Processes.leadline(leadlineDb.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }))
     const account = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
-    const apiKey: string = account.body.api_key
-    await seedLeads(database.url, account.body.account_id, 1000)
-    const baseline = await Processes.baseline(database.url)
+    await seedLeadlineLeads(leadlineDb.url, account.body.account_id, SMALL_LEADS)
+    let baseline = await started(Processes.baseline(baselineDb.url))
+    const baselineAccount = await BaselineSeed.createAccount(baselineDb.url, "Bench")
+    await BaselineSeed.seedLeads(baselineDb.url, baselineAccount.accountId, SMALL_LEADS)
+    const servers = {
+      leadline: { url: leadline.url, key: account.body.api_key as string },
+      baseline: { url: baseline.url, key: baselineAccount.apiKey }
+    }
+    await expectTotal("Leadline", leadline.url, servers.leadline.key, SMALL_LEADS)
+    await expectTotal("baseline", baseline.url, servers.baseline.key, SMALL_LEADS)
+    log(`Leadline on ${leadlineDb.name}, baseline on ${baselineDb.name}, ${SMALL_LEADS} leads each`)
 
-    // HTTP routes, alternating the two servers round by round.
+    // HTTP routes at every connection count, alternating the two servers round by round.
     const routes: Array<RouteResult> = []
-    for (const route of ["GET /api/me", "GET /api/v1/leads?limit=50", "POST /api/v1/leads"]) {
-      const result: RouteResult = { route, leadline: [], baseline: [] }
-      for (let round = 0; round < ROUNDS; round++) {
-        const order = round % 2 === 0 ? (["leadline", "baseline"] as const) : (["baseline", "leadline"] as const)
-        for (const which of order) {
-          const url = which === "leadline" ? leadline.url : baseline.url
-          await Load.run({ ...routeLoad(url, route, apiKey), seconds: WARMUP_SECONDS })
-          result[which].push(await Load.run(routeLoad(url, route, apiKey)))
+    for (const route of ROUTES) {
+      for (const connections of CONNECTIONS) {
+        const result: RouteResult = { route, connections, leadline: [], baseline: [] }
+        for (let round = 0; round < ROUNDS; round++) {
+          const order = round % 2 === 0 ? (["leadline", "baseline"] as const) : (["baseline", "leadline"] as const)
+          for (const which of order) {
+            const { url, key } = servers[which]
+            await Load.run({ ...routeLoad(url, route, key, connections), seconds: WARMUP_SECONDS })
+            result[which].push(await Load.run(routeLoad(url, route, key, connections)))
+          }
         }
+        routes.push(result)
+        log(
+          `${route} at ${connections} connections ${JSON.stringify({ leadline: summarize(result.leadline), baseline: summarize(result.baseline) })}`
+        )
       }
-      routes.push(result)
-      console.log(route, JSON.stringify({ leadline: summarize(result.leadline), baseline: summarize(result.baseline) }))
     }
     report.routes = routes.map((r) => {
       const ratios = r.leadline.map((l, i) => l.requestsPerSecond / r.baseline[i]!.requestsPerSecond)
       return {
         route: r.route,
+        connections: r.connections,
         leadline: summarize(r.leadline),
         baseline: summarize(r.baseline),
         medianRatio: Load.median(ratios),
@@ -122,8 +208,9 @@ const main = async () => {
       }
     })
     await baseline.stop()
+    const apiKey: string = account.body.api_key
 
-    // Webhook pipeline: creates at a steady pace while M endpoints subscribe; the worker runs in the server.
+    // Webhook pipeline (Leadline only): creates at a steady pace while M endpoints subscribe; the worker runs in the server.
     const receiver = await Receiver.start()
     const ENDPOINTS = 5
     const LEADS = 400
@@ -134,7 +221,7 @@ const main = async () => {
       })
     }
     await leadline.stop()
-    leadline = await Processes.leadline(database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
+    leadline = await started(Processes.leadline(leadlineDb.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }))
     for (let i = 0; i < LEADS; i++) {
       await post(leadline.url, "/api/v1/leads", apiKey, { name: "Hooked", phone: nextPhone() })
     }
@@ -147,14 +234,16 @@ const main = async () => {
       p50: Load.percentile(latencies, 50),
       p99: Load.percentile(latencies, 99)
     }
-    console.log("webhook latency", JSON.stringify(report.webhookLatency))
+    log(`webhook latency ${JSON.stringify(report.webhookLatency)}`)
 
     // Throughput of one worker on a backlog: the server records, a separate worker drains.
     await leadline.stop()
-    leadline = await Processes.leadline(database.url, {
-      WEBHOOK_WORKER_ENABLED: "false",
-      WEBHOOK_ALLOW_PRIVATE_URLS: "true"
-    })
+    leadline = await started(
+      Processes.leadline(leadlineDb.url, {
+        WEBHOOK_WORKER_ENABLED: "false",
+        WEBHOOK_ALLOW_PRIVATE_URLS: "true"
+      })
+    )
     const backlog = await Receiver.start()
     const account2 = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Backlog" })
     await post(leadline.url, "/api/webhooks/endpoints", account2.body.api_key, {
@@ -169,7 +258,7 @@ const main = async () => {
         )
       )
     }
-    const worker = await Processes.worker(database.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" })
+    const worker = await started(Processes.worker(leadlineDb.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }))
     await backlog.waitFor(BACKLOG, 180_000)
     await worker.stop()
     // Steady state: the first deliveries of a fresh worker process run before the JIT has
@@ -188,33 +277,43 @@ const main = async () => {
       perSecond: (BACKLOG - WARMUP) / seconds,
       overallPerSecond: BACKLOG / overall
     }
-    console.log("worker throughput", JSON.stringify(report.workerThroughput))
+    log(`worker throughput ${JSON.stringify(report.workerThroughput)}`)
     await backlog.close()
     await receiver.close()
 
-    // Scale: the first page and a create in an account of 1,000 leads and one of 1,000,000.
-    const big = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Big" })
-    const small = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Small" })
-    await seedLeads(database.url, small.body.account_id, 1_000)
-    await seedLeads(database.url, big.body.account_id, 1_000_000)
-    await Postgres.query(database.url, "ANALYZE leads")
-    const scale: Record<string, unknown> = {}
-    for (const [name, key] of [
-      ["1k", small.body.api_key],
-      ["1m", big.body.api_key]
-    ] as const) {
-      await Load.run({ ...routeLoad(leadline.url, "GET /api/v1/leads?limit=50", key), seconds: WARMUP_SECONDS })
-      const list = await Load.run(routeLoad(leadline.url, "GET /api/v1/leads?limit=50", key))
-      const create = await Load.run(routeLoad(leadline.url, "POST /api/v1/leads", key))
-      scale[name] = { list, create }
+    // Scale: the first page and a create in an account of 1,000 leads and one of BIG_LEADS,
+    // on each server (the baseline restarted on its own database).
+    if (SCALE) {
+      const big = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Big" })
+      const small = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Small" })
+      let seeded = Date.now()
+      await seedLeadlineLeads(leadlineDb.url, small.body.account_id, SMALL_LEADS)
+      await seedLeadlineLeads(leadlineDb.url, big.body.account_id, BIG_LEADS)
+      log(`seeded Leadline's accounts in ${((Date.now() - seeded) / 1000).toFixed(0)} s`)
+      await expectTotal("Leadline", leadline.url, small.body.api_key, SMALL_LEADS)
+      await expectTotal("Leadline", leadline.url, big.body.api_key, BIG_LEADS)
+      const leadlineScale = await measureScale(leadline.url, { small: small.body.api_key, big: big.body.api_key })
+      log(`scale, Leadline ${JSON.stringify(leadlineScale)}`)
+
+      baseline = await started(Processes.baseline(baselineDb.url))
+      const baselineSmall = await BaselineSeed.createAccount(baselineDb.url, "Small")
+      const baselineBig = await BaselineSeed.createAccount(baselineDb.url, "Big")
+      seeded = Date.now()
+      await BaselineSeed.seedLeads(baselineDb.url, baselineSmall.accountId, SMALL_LEADS)
+      await BaselineSeed.seedLeads(baselineDb.url, baselineBig.accountId, BIG_LEADS)
+      log(`seeded the baseline's accounts in ${((Date.now() - seeded) / 1000).toFixed(0)} s`)
+      await expectTotal("baseline", baseline.url, baselineSmall.apiKey, SMALL_LEADS)
+      await expectTotal("baseline", baseline.url, baselineBig.apiKey, BIG_LEADS)
+      const baselineScale = await measureScale(baseline.url, { small: baselineSmall.apiKey, big: baselineBig.apiKey })
+      log(`scale, baseline ${JSON.stringify(baselineScale)}`)
+      await baseline.stop()
+      report.scale = {
+        leads: { small: SMALL_LEADS, big: BIG_LEADS },
+        connections: CONNECTIONS[0],
+        leadline: leadlineScale,
+        baseline: baselineScale
+      }
     }
-    const s = scale as Record<"1k" | "1m", { list: Load.LoadResult; create: Load.LoadResult }>
-    report.scale = {
-      ...scale,
-      listP50Ratio: s["1m"].list.p50 / s["1k"].list.p50,
-      createP50Ratio: s["1m"].create.p50 / s["1k"].create.p50
-    }
-    console.log("scale", JSON.stringify(report.scale))
     await leadline.stop()
 
     report.machine = {
@@ -222,16 +321,26 @@ const main = async () => {
       cores: cpus().length,
       memoryGiB: Math.round(totalmem() / 2 ** 30),
       node: process.version,
-      postgres: await Postgres.version(database.url),
+      postgres: await Postgres.version(leadlineDb.url),
       pinning: Processes.pinning
     }
-    report.settings = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS, connections: CONNECTIONS }
+    report.settings = {
+      seconds: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      scale: SCALE ? { small: SMALL_LEADS, big: BIG_LEADS } : false
+    }
     report.date = new Date().toISOString()
     writeFileSync(join(here, "results.json"), `${JSON.stringify(report, null, 2)}\n`)
     writeFileSync(join(here, "RESULTS.md"), (await import("./Report.ts")).render(report))
-    console.log("wrote bench/results.json and bench/RESULTS.md")
+    log("wrote bench/results.json and bench/RESULTS.md")
   } finally {
-    await database.drop()
+    for (const child of running) {
+      if (child.process.exitCode === null && child.process.signalCode === null) await child.stop()
+    }
+    await leadlineDb.drop()
+    await baselineDb.drop()
   }
 }
 

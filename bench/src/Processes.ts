@@ -27,12 +27,12 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
-const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp) =>
+const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp, cwd: string = root) =>
   new Promise<Running>((resolve, reject) => {
     const command = hasTaskset ? "taskset" : process.execPath
     const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : [...args]
     const child = spawn(command, argv, {
-      cwd: root,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -61,7 +61,8 @@ const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready:
 
 export const ADMIN_TOKEN = "lla_bench_token"
 
-export const leadline = (databaseUrl: string, env: Record<string, string> = {}) =>
+/** Leadline's reference server from this checkout, or from `checkout` (another version, for a before/after run). */
+export const leadline = (databaseUrl: string, env: Record<string, string> = {}, checkout: string = root) =>
   launch(
     ["examples/reference-server/src/main.ts"],
     {
@@ -75,7 +76,8 @@ export const leadline = (databaseUrl: string, env: Record<string, string> = {}) 
       LEADLINE_RATE_LIMIT: "0",
       ...env
     },
-    /Listening on http:\/\/[^:]+:(\d+)/
+    /Listening on http:\/\/[^:]+:(\d+)/,
+    checkout
   )
 
 /** The hand-written baseline (bench/baseline), on a database of its own: it applies its schema on start. */

@@ -54,6 +54,22 @@ export const render = (report: any): string => {
     })
     lines.push(`| ${name} | ${cells.join(" | ")} |`)
   }
+  if (report.routes.some((r: any) => r.beforeRatio !== undefined)) {
+    lines.push(
+      "",
+      `Before and after: the same run also loaded Leadline as it was before (\`BENCH_BEFORE\`: ${report.settings.before}), on a database of its own.`,
+      "Ratios against the same baseline, medians of the rounds.",
+      "",
+      "| route | connections | before req/s | before ratio | after req/s | after ratio |",
+      "|---|---|---|---|---|---|"
+    )
+    for (const r of report.routes) {
+      if (r.beforeRatio === undefined) continue
+      lines.push(
+        `| ${r.route} | ${r.connections} | ${fixed(r.before.requestsPerSecond, 0)} | ${fixed(r.beforeRatio, 2)} | ${fixed(r.leadline.requestsPerSecond, 0)} | ${fixed(r.medianRatio, 2)} |`
+      )
+    }
+  }
   const failing = report.routes.filter((r: any) => r.leadline.non2xx > 0 || r.baseline.non2xx > 0)
   if (failing.length > 0) {
     lines.push("", "**Non-2xx answers or errors during the load** (these runs measure more than the route):", "")

@@ -13,7 +13,9 @@ import * as Receiver from "./Receiver.ts"
  * webhook pipeline; then list and create latency in a small and a big account, both servers.
  * Settings: BENCH_SECONDS (per measured run, 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (a list,
  * "10,50"), BENCH_WARMUP_SECONDS (2), BENCH_SCALE ("0" skips the scale section),
- * BENCH_SCALE_LEADS (the big account's leads, 1000000).
+ * BENCH_SCALE_LEADS (the big account's leads, 1000000), BENCH_BEFORE (the path of another checkout of
+ * Leadline, installed, loaded on the routes as a third server "before": before/after ratios from one run;
+ * BENCH_BEFORE_LABEL names it in the report, e.g. the commit).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -24,6 +26,8 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? "10,50").split(",").map((p
   return n
 })
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
+const BEFORE =
+  process.env.BENCH_BEFORE === undefined || process.env.BENCH_BEFORE === "" ? undefined : process.env.BENCH_BEFORE
 const SCALE = process.env.BENCH_SCALE !== "0"
 const SMALL_LEADS = 1_000
 const BIG_LEADS = Number(process.env.BENCH_SCALE_LEADS ?? 1_000_000)
@@ -114,6 +118,7 @@ interface RouteResult {
   readonly connections: number
   readonly leadline: Array<Load.LoadResult>
   readonly baseline: Array<Load.LoadResult>
+  readonly before: Array<Load.LoadResult>
 }
 
 const summarize = (results: ReadonlyArray<Load.LoadResult>) => ({
@@ -153,6 +158,7 @@ const main = async () => {
   // baseline applies its own schema (bench/baseline/Schema.ts) on start.
   const leadlineDb = await Postgres.freshDatabase("leadline")
   const baselineDb = await Postgres.freshDatabase("baseline")
+  const databases = [leadlineDb, baselineDb]
   const report: Record<string, unknown> = {}
   // Every process started, so that a failed run leaves none behind.
   const running: Array<Processes.Running> = []
@@ -168,23 +174,37 @@ const main = async () => {
     let baseline = await started(Processes.baseline(baselineDb.url))
     const baselineAccount = await BaselineSeed.createAccount(baselineDb.url, "Bench")
     await BaselineSeed.seedLeads(baselineDb.url, baselineAccount.accountId, SMALL_LEADS)
-    const servers = {
+    const servers: Record<"leadline" | "baseline" | "before", { url: string; key: string } | undefined> = {
       leadline: { url: leadline.url, key: account.body.api_key as string },
-      baseline: { url: baseline.url, key: baselineAccount.apiKey }
+      baseline: { url: baseline.url, key: baselineAccount.apiKey },
+      before: undefined
     }
-    await expectTotal("Leadline", leadline.url, servers.leadline.key, SMALL_LEADS)
-    await expectTotal("baseline", baseline.url, servers.baseline.key, SMALL_LEADS)
+    let before: Processes.Running | undefined
+    if (BEFORE !== undefined) {
+      const beforeDb = await Postgres.freshDatabase("before")
+      databases.push(beforeDb)
+      before = await started(Processes.leadline(beforeDb.url, {}, BEFORE))
+      const beforeAccount = await post(before.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
+      await seedLeadlineLeads(beforeDb.url, beforeAccount.body.account_id, SMALL_LEADS)
+      servers.before = { url: before.url, key: beforeAccount.body.api_key }
+      await expectTotal("before", before.url, servers.before.key, SMALL_LEADS)
+      log(`before: Leadline from ${BEFORE} on ${beforeDb.name}`)
+    }
+    const loaded = (["leadline", "baseline", "before"] as const).filter((which) => servers[which] !== undefined)
+    await expectTotal("Leadline", leadline.url, account.body.api_key, SMALL_LEADS)
+    await expectTotal("baseline", baseline.url, baselineAccount.apiKey, SMALL_LEADS)
     log(`Leadline on ${leadlineDb.name}, baseline on ${baselineDb.name}, ${SMALL_LEADS} leads each`)
 
     // HTTP routes at every connection count, alternating the two servers round by round.
     const routes: Array<RouteResult> = []
     for (const route of ROUTES) {
       for (const connections of CONNECTIONS) {
-        const result: RouteResult = { route, connections, leadline: [], baseline: [] }
+        const result: RouteResult = { route, connections, leadline: [], baseline: [], before: [] }
         for (let round = 0; round < ROUNDS; round++) {
-          const order = round % 2 === 0 ? (["leadline", "baseline"] as const) : (["baseline", "leadline"] as const)
+          // Each round starts with the next server, so none is always first (or always after the others).
+          const order = loaded.map((_, i) => loaded[(i + round) % loaded.length]!)
           for (const which of order) {
-            const { url, key } = servers[which]
+            const { url, key } = servers[which]!
             await Load.run({ ...routeLoad(url, route, key, connections), seconds: WARMUP_SECONDS })
             result[which].push(await Load.run(routeLoad(url, route, key, connections)))
           }
@@ -204,10 +224,17 @@ const main = async () => {
         baseline: summarize(r.baseline),
         medianRatio: Load.median(ratios),
         p99Ratio: summarize(r.leadline).p99 / summarize(r.baseline).p99,
-        rounds: { leadline: r.leadline, baseline: r.baseline }
+        ...(r.before.length === 0
+          ? {}
+          : {
+              before: summarize(r.before),
+              beforeRatio: Load.median(r.before.map((b, i) => b.requestsPerSecond / r.baseline[i]!.requestsPerSecond))
+            }),
+        rounds: { leadline: r.leadline, baseline: r.baseline, ...(r.before.length === 0 ? {} : { before: r.before }) }
       }
     })
     await baseline.stop()
+    await before?.stop()
     const apiKey: string = account.body.api_key
 
     // Webhook pipeline (Leadline only): creates at a steady pace while M endpoints subscribe; the worker runs in the server.
@@ -329,7 +356,8 @@ const main = async () => {
       warmupSeconds: WARMUP_SECONDS,
       rounds: ROUNDS,
       connections: CONNECTIONS,
-      scale: SCALE ? { small: SMALL_LEADS, big: BIG_LEADS } : false
+      scale: SCALE ? { small: SMALL_LEADS, big: BIG_LEADS } : false,
+      ...(BEFORE === undefined ? {} : { before: process.env.BENCH_BEFORE_LABEL ?? BEFORE })
     }
     report.date = new Date().toISOString()
     writeFileSync(join(here, "results.json"), `${JSON.stringify(report, null, 2)}\n`)
@@ -339,8 +367,7 @@ const main = async () => {
     for (const child of running) {
       if (child.process.exitCode === null && child.process.signalCode === null) await child.stop()
     }
-    await leadlineDb.drop()
-    await baselineDb.drop()
+    for (const database of databases) await database.drop()
   }
 }
 

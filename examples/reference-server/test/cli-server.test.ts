@@ -2,25 +2,20 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as Postgres from "./support/Postgres.ts"
 import * as ServerProcess from "./support/ServerProcess.ts"
 import * as Setups from "./support/Setups.ts"
+import * as Resources from "@leadline/testkit/Resources"
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
 })
 
-/** The tables migration 1 and 2 create, besides the migrations table itself. */
+// Every table some resource's ledger names (the testkit's coverage test holds the ledger to the schema).
 const TABLES = [
-  "accounts",
-  "api_keys",
-  "events",
-  "idempotency_keys",
-  "lead_counts",
-  "leads",
-  "users",
-  "webhook_attempts",
-  "webhook_deliveries",
-  "webhook_endpoints"
-]
+  ...new Set([
+    ...Resources.all.flatMap((resource) => resource.ledger.tables.map((table) => table.name)),
+    ...Resources.globalTables.map((global) => global.table)
+  ])
+].sort()
 
 interface Target {
   readonly env: Record<string, string>

@@ -7,6 +7,10 @@ import * as LeadsSlice from "./leads/LeadsSlice.ts"
  * folder plus one line here. The platform services (accounts, keys, idempotency,
  * webhooks) are not resources: they are listed in `Services.ts`.
  */
-export const all = [LeadsSlice.slice, Provisional.slice] as const
+export const all = [
+  // One line per resource:
+  LeadsSlice.slice,
+  Provisional.slice
+] as const
 
 export type All = typeof all

@@ -23,7 +23,13 @@ export interface Options {
 }
 
 const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
-  Layer.provide([IdentityHandlers.layer, LeadsHandlers.layer, WebhooksHandlers.layer, AdminHandlers.layer]),
+  Layer.provide([
+    // One line per resource, as its group is in Api.ts:
+    IdentityHandlers.layer,
+    LeadsHandlers.layer,
+    WebhooksHandlers.layer,
+    AdminHandlers.layer
+  ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])
 )
 

@@ -1,3 +1,4 @@
+import type { Scope } from "@leadline/core/auth/Scopes"
 import type { ContractTarget, SuiteOptions } from "./ContractSuite.ts"
 import type { AccountFixture } from "./Fixtures.ts"
 import type * as MockReceiver from "./MockReceiver.ts"
@@ -17,9 +18,29 @@ export interface Slice {
   readonly contract?: ((context: ContractContext) => void) | undefined
   /** Registers its resource-specific checks, under the OWASP item each belongs to. */
   readonly security?: Partial<Record<OwaspItem, (context: SecurityContext) => void>> | undefined
+  /**
+   * The keys each API route of its resources admits, by route (`GET /api/v1/leads`), as the
+   * contract states them (in its `*Security.ts`). The OWASP suite's API5 holds the scope
+   * matrix it generates from the routes' `needs` to this statement, and fails on an API
+   * route of the slice that it leaves out.
+   */
+  readonly admits?: Admits | undefined
 }
 
 export const make = (slice: Slice): Slice => slice
+
+/**
+ * A key the OWASP suite's API5 tries on every API route: one with a single scope, one
+ * with all 16 scopes (still not full access), or the full-access one (no scopes).
+ */
+export type KeySet = Scope | "all 16 scopes" | "full access"
+
+/**
+ * What a slice states each of its API routes admits: every key set, or the listed ones.
+ * Written out by hand, never computed from `needs`, so that a slip in a descriptor's
+ * `needs` or in `Resource.allows` cannot hide behind the matrix they generate.
+ */
+export type Admits = Readonly<Record<string, "every key set" | ReadonlyArray<KeySet>>>
 
 export type OwaspItem = "API1" | "API2" | "API3" | "API4" | "API5" | "API8" | "API9"
 

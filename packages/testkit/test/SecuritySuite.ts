@@ -19,7 +19,8 @@ import * as Webhooks from "../src/webhooks/WebhooksResource.ts"
  * run it on the in-memory stores and on SQL). Each `describe` names the item it
  * covers. This runner holds the checks that cross resources; the route inventory
  * and the tenant-isolation cases come from the descriptors of `src/Resources.ts`, and
- * each slice adds its own checks under the item they belong to (`src/<slice>/*Security.ts`).
+ * each slice adds its own checks under the item they belong to, and the key sets its
+ * routes admit (API5), in `src/<slice>/*Security.ts`.
  *
  * Covered elsewhere or not applicable:
  * - API4 rate limiting: test/rate-limit.test.ts and the reference server's
@@ -388,30 +389,38 @@ export const securitySuite = (wiring: Wiring) =>
       )
 
       it("derives from the contract the key sets each route admits", () => {
-        // Spelled out once, so a slip in `allows` cannot hide behind the matrix it generates.
+        // Each slice spells out what its routes admit (`admits`, in its `*Security.ts`), apart from their
+        // `needs`, so a slip in `needs` or `allows` cannot hide behind the matrix they generate.
         const admitted = Object.fromEntries(
           API_ROUTES.map((route) => [
             routeName(route),
             cases.filter(([, r, , allowed]) => r === route && allowed).map(([, , set]) => set)
           ])
         )
-        const all = Object.keys(SCOPE_SETS)
-        const reads = ["leads:read", "leads:write", "all 16 scopes", "full access"]
-        const writes = ["leads:write", "all 16 scopes", "full access"]
-        expect(admitted).toEqual({
-          "GET /api/me": all,
-          "GET /api/usage": ["analytics:read", "all 16 scopes", "full access"],
-          "GET /api/v1/leads": reads,
-          "POST /api/v1/leads": writes,
-          "GET /api/v1/leads/{id}": reads,
-          "PATCH /api/v1/leads/{id}": writes,
-          "DELETE /api/v1/leads/{id}": writes,
-          "POST /api/webhooks/endpoints": ["full access"],
-          "GET /api/webhooks/endpoints": ["full access"],
-          "DELETE /api/webhooks/endpoints": ["full access"],
-          "GET /api/webhooks/deliveries": ["full access"],
-          "POST /api/webhooks/deliveries/redeliver": ["full access"]
-        })
+        for (const slice of Resources.slices) {
+          const routes = slice.resources.flatMap((resource) =>
+            resource.routes.filter(Resource.isApiRoute).map(routeName)
+          )
+          const stated = Object.keys(slice.admits ?? {})
+          expect(
+            routes.filter((route) => !stated.includes(route)),
+            `${slice.name}: API routes whose admitted key sets the slice's admits do not state`
+          ).toEqual([])
+          expect(
+            stated.filter((route) => !routes.includes(route)),
+            `${slice.name}: routes in the slice's admits that are none of its API routes`
+          ).toEqual([])
+        }
+        const every = Object.keys(SCOPE_SETS)
+        const expected = Object.fromEntries(
+          Resources.slices.flatMap((slice) =>
+            Object.entries(slice.admits ?? {}).map(([route, sets]) => [route, sets === "every key set" ? every : sets])
+          )
+        )
+        // As sets: the order a slice lists them in says nothing.
+        const sorted = (table: Record<string, ReadonlyArray<string>>) =>
+          Object.fromEntries(Object.entries(table).map(([route, sets]) => [route, [...sets].sort()]))
+        expect(sorted(admitted)).toEqual(sorted(expected))
       })
 
       it.each(cases)("%s", async (_, route, set, allowed) => {

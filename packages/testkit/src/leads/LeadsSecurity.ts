@@ -2,10 +2,22 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { type AccountFixture, makeAccount, makeUser, nextPhone } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { forbidden, notFound } from "../internal/wire.ts"
-import type { SecurityContext, Slice } from "../Slice.ts"
+import type { Admits, SecurityContext, Slice } from "../Slice.ts"
 import * as Leads from "./LeadsResource.ts"
 
 /** The OWASP checks that are about leads; the runner (test/SecuritySuite.ts) places them under their item. */
+
+const reads = ["leads:read", "leads:write", "all 16 scopes", "full access"] as const
+const writes = ["leads:write", "all 16 scopes", "full access"] as const
+
+/** The keys each leads route admits, as the contract has them: leads:read or leads:write reads, leads:write changes. */
+export const admits: Admits = {
+  "GET /api/v1/leads": reads,
+  "POST /api/v1/leads": writes,
+  "GET /api/v1/leads/{id}": reads,
+  "PATCH /api/v1/leads/{id}": writes,
+  "DELETE /api/v1/leads/{id}": writes
+}
 
 const excess = (path: string) => ({ path, message: "Expected no excess property" })
 

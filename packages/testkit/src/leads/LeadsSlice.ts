@@ -7,5 +7,6 @@ export const slice = Slice.make({
   name: "leads",
   resources: [LeadsResource.resource],
   contract: LeadsContract.contract,
-  security: LeadsSecurity.security
+  security: LeadsSecurity.security,
+  admits: LeadsSecurity.admits
 })

@@ -3,10 +3,19 @@ import { type AccountFixture, makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { listedIds as listedIdsOf, neverIssued, notFound, sleep } from "../internal/wire.ts"
 import * as Leads from "../leads/LeadsResource.ts"
-import type { SecurityContext, Slice } from "../Slice.ts"
+import type { Admits, SecurityContext, Slice } from "../Slice.ts"
 import * as Webhooks from "./WebhooksResource.ts"
 
 /** The OWASP checks that are about webhooks; the runner (test/SecuritySuite.ts) places them under their item. */
+
+/** The keys each webhooks route admits, as the contract has them: the full-access key only, whatever its scopes would be. */
+export const admits: Admits = {
+  "POST /api/webhooks/endpoints": ["full access"],
+  "GET /api/webhooks/endpoints": ["full access"],
+  "DELETE /api/webhooks/endpoints": ["full access"],
+  "GET /api/webhooks/deliveries": ["full access"],
+  "POST /api/webhooks/deliveries/redeliver": ["full access"]
+}
 
 const helpers = (context: SecurityContext) => ({
   createLead: (owner: AccountFixture, fields: Record<string, unknown> = {}) =>

@@ -6,5 +6,6 @@ import * as WebhooksSecurity from "./WebhooksSecurity.ts"
 export const slice = Slice.make({
   name: "webhooks",
   resources: [WebhooksResource.endpoints, WebhooksResource.deliveries],
-  security: WebhooksSecurity.security
+  security: WebhooksSecurity.security,
+  admits: WebhooksSecurity.admits
 })

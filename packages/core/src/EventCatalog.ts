@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import type * as Event from "./events/Event.ts"
 import * as Slices from "./Slices.ts"
 
 /** Every event type of every slice (webhook subscriptions name these). */
@@ -22,11 +21,9 @@ const byType = <K extends "data" | "envelope">(key: K) =>
 
 /** The schema of each event type's `data`: the resource as the API returns it. */
 export const Data = byType("data")
-export type Data<T extends EventType> = DefinitionOf<T>["data"]["Type"]
 
 /** The body of a delivery of each event type. */
 export const Envelopes = byType("envelope")
-export type EnvelopeOf<T extends EventType> = Event.EnvelopeOf<DefinitionOf<T>>
 
 /** The body every webhook delivery carries, whatever its type. */
 export const Envelope = Schema.Union(definitions.map((definition) => definition.envelope)).annotate({

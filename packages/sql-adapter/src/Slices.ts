@@ -17,4 +17,3 @@ export const all = [
   WebhooksSlice.slice
 ] as const
 
-export type All = typeof all

@@ -16,4 +16,3 @@ export const all = [
   IdempotencySlice.slice,
   WebhooksSlice.slice
 ] as const
-

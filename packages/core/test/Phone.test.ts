@@ -19,4 +19,14 @@ describe("phone numbers", () => {
     assert.strictEqual(Schema.decodeUnknownSync(PhoneNumber)("+1 (415) 555-0100"), "+14155550100")
     assert.strictEqual(Schema.encodeSync(PhoneNumber)("+14155550100"), "+14155550100")
   })
+
+  it("answers the same from its memory of recent numbers as from a fresh parse, also past its size", () => {
+    const inputs = Array.from({ length: 600 }, (_, i) => (i % 3 === 0 ? `+1 415 ${2000000 + i}` : `+1415${2000000 + i}`))
+    const first = inputs.map(normalize)
+    // The first inputs have been evicted by now, the last ones are remembered: both must agree.
+    assert.deepStrictEqual(inputs.map(normalize), first)
+    assert.strictEqual(first[0], "+14152000000")
+    assert.strictEqual(normalize("+1 415 555 01"), undefined)
+    assert.strictEqual(normalize("+1 415 555 01"), undefined)
+  })
 })

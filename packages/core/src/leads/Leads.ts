@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { type Conflict, decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
-import { emit, type Outbox } from "../events/Outbox.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import { Transactor } from "../Transactor.ts"
@@ -34,8 +34,9 @@ export class Leads extends Context.Service<
       const repo = yield* LeadsRepo
       const accounts = yield* AccountsRepo
       const transactor = yield* Transactor
-      const outbox = yield* Effect.context<Outbox>()
-      const withOutbox = Effect.provideContext(outbox)
+      const outbox = yield* Outbox
+      // One service, not a context: merging a context copies every service of the request's.
+      const withOutbox = Effect.provideService(Outbox, outbox)
 
       const notFound = (id: string) => new NotFound({ resource: "lead", id })
 

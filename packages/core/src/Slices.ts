@@ -1,3 +1,4 @@
+import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as Provisional from "./events/Provisional.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 
@@ -10,6 +11,7 @@ import * as LeadsSlice from "./leads/LeadsSlice.ts"
 export const all = [
   // One line per resource:
   LeadsSlice.slice,
+  ChannelsSlice.slice,
   Provisional.slice
 ] as const
 

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
+import { ChannelsApi } from "./channels/ChannelsApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 
@@ -8,6 +9,7 @@ export class Api extends HttpApi.make("leadline")
   .add(IdentityApi)
   .add(LeadsApi)
   .add(WebhooksApi)
+  .add(ChannelsApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

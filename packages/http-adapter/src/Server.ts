@@ -7,6 +7,7 @@ import * as Health from "./Health.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Idempotent from "./Idempotent.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
+import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
 import * as RequestEnvelope from "./RequestEnvelope.ts"
 import * as RequestErrors from "./RequestErrors.ts"
@@ -28,6 +29,7 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     IdentityHandlers.layer,
     LeadsHandlers.layer,
     WebhooksHandlers.layer,
+    ChannelsHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
+import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
@@ -17,7 +18,8 @@ export const all = [
   MemoryApiKeys.layer,
   MemoryLeads.layer,
   MemoryIdempotency.layer,
-  MemoryWebhooks.layer
+  MemoryWebhooks.layer,
+  MemoryChannels.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -1,5 +1,6 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
+import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
@@ -14,5 +15,6 @@ export const all = [
   AuthSlice.slice,
   LeadsSlice.slice,
   IdempotencySlice.slice,
-  WebhooksSlice.slice
+  WebhooksSlice.slice,
+  ChannelsSlice.slice
 ] as const

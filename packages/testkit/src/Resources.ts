@@ -1,5 +1,6 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
+import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
@@ -19,6 +20,7 @@ export const slices = [
   LeadsSlice.slice,
   IdempotencySlice.slice,
   WebhooksSlice.slice,
+  ChannelsSlice.slice,
   AdminSlice.slice
 ] as const
 

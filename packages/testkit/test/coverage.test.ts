@@ -61,15 +61,15 @@ describe("routes", () => {
   })
 
   it("finds an operation no descriptor declares, one the API lacks, and one declared twice", () => {
-    const documented = [...Coverage.documentedRoutes(document), "GET /api/v1/channels", "POST /api/v1/channels"]
-    const extra = descriptor("channels", { routes: [route("POST", "/api/v1/channels"), route("GET", "/api/v1/leads")] })
+    const documented = [...Coverage.documentedRoutes(document), "GET /api/v1/gadgets", "POST /api/v1/gadgets"]
+    const extra = descriptor("gadgets", { routes: [route("POST", "/api/v1/gadgets"), route("GET", "/api/v1/leads")] })
     expect(Coverage.routeGaps(documented, [...Resources.all, extra])).toEqual({
-      undeclared: ["GET /api/v1/channels"],
+      undeclared: ["GET /api/v1/gadgets"],
       undocumented: [],
       duplicated: ["GET /api/v1/leads"]
     })
     expect(Coverage.routeGaps(Coverage.documentedRoutes(document), [...Resources.all, extra]).undocumented).toEqual([
-      "POST /api/v1/channels"
+      "POST /api/v1/gadgets"
     ])
   })
 
@@ -80,16 +80,16 @@ describe("routes", () => {
   it("finds an operation that takes an id but whose descriptor cannot address a thing", () => {
     const paths = {
       ...document.paths,
-      "/api/v1/channels/{id}": { get: { parameters: [{ name: "id", in: "path" }] } },
-      "/api/v1/channels": { delete: { parameters: [{ name: "id", in: "query" }] } }
+      "/api/v1/gadgets/{id}": { get: { parameters: [{ name: "id", in: "path" }] } },
+      "/api/v1/gadgets": { delete: { parameters: [{ name: "id", in: "query" }] } }
     }
-    const extra = descriptor("channels", {
-      routes: [route("GET", "/api/v1/channels/{id}"), route("DELETE", "/api/v1/channels")],
+    const extra = descriptor("gadgets", {
+      routes: [route("GET", "/api/v1/gadgets/{id}"), route("DELETE", "/api/v1/gadgets")],
       isolation: thing
     })
     expect(Coverage.addressGaps({ paths }, [...Resources.all, extra])).toEqual([
-      "GET /api/v1/channels/{id} takes an id but its descriptor has no `addresses`",
-      "DELETE /api/v1/channels takes an id but its descriptor has no `addresses`"
+      "GET /api/v1/gadgets/{id} takes an id but its descriptor has no `addresses`",
+      "DELETE /api/v1/gadgets takes an id but its descriptor has no `addresses`"
     ])
   })
 })
@@ -102,11 +102,11 @@ describe("isolation", () => {
   })
 
   it("finds a descriptor without a case, an exemption an API key gets past, and a case that checks nothing", () => {
-    const channels = descriptor("channels", { routes: [route("GET", "/api/v1/channels")] })
+    const gadgets = descriptor("gadgets", { routes: [route("GET", "/api/v1/gadgets")] })
     const orders = descriptor("orders", { routes: [route("POST", "/api/v1/orders")], isolation: { exempt: "later" } })
     const agents = descriptor("agents", { routes: [route("POST", "/api/v1/agents")], isolation: thing })
-    expect(Coverage.isolationGaps([...Resources.all, channels, orders, agents])).toEqual([
-      "channels has no isolation case",
+    expect(Coverage.isolationGaps([...Resources.all, gadgets, orders, agents])).toEqual([
+      "gadgets has no isolation case",
       'orders is exempt from isolation ("later"), but an API key reaches POST /api/v1/orders',
       "agents's isolation case checks nothing: no API route addresses its things or reads them"
     ])
@@ -155,33 +155,33 @@ describe("tables of the migrated database", () => {
   })
 
   it("finds a table that a migration adds and no ledger names, until it is listed", async () => {
-    await query("CREATE TABLE zz_channels (account_id uuid NOT NULL, id text NOT NULL, PRIMARY KEY (account_id, id))")
+    await query("CREATE TABLE zz_gadgets (account_id uuid NOT NULL, id text NOT NULL, PRIMARY KEY (account_id, id))")
     try {
-      expect((await gaps()).unledgered).toEqual(["zz_channels"])
+      expect((await gaps()).unledgered).toEqual(["zz_gadgets"])
       const listed = Coverage.tableGaps(
         await tables(),
         Resources.all,
-        [...Resources.globalTables, { table: "zz_channels", reason: "a made-up global lookup" }],
+        [...Resources.globalTables, { table: "zz_gadgets", reason: "a made-up global lookup" }],
         [Migrations.TABLE]
       )
       expect(listed).toEqual({ unledgered: [], unknown: [], duplicated: [] })
     } finally {
-      await query("DROP TABLE zz_channels")
+      await query("DROP TABLE zz_gadgets")
     }
   })
 
   it("finds a ledger table that the database does not have, and one named twice", () => {
-    const extra = descriptor("channels", {
+    const extra = descriptor("gadgets", {
       ledger: {
         tables: [
-          { name: "channels", account: "account_id", rows: Resource.uncounted("made up") },
+          { name: "gadgets", account: "account_id", rows: Resource.uncounted("made up") },
           { name: "leads", account: "account_id", rows: Resource.uncounted("made up") }
         ]
       }
     })
     const present = ["accounts", "leads", Migrations.TABLE]
     const found = Coverage.tableGaps(present, [extra, ...Resources.all], [], [Migrations.TABLE])
-    expect(found.unknown).toContain("channels")
+    expect(found.unknown).toContain("gadgets")
     expect(found.duplicated).toEqual(["leads"])
   })
 })

@@ -25,3 +25,15 @@ export const authorize = (
       ? Effect.succeed(principal)
       : Effect.fail(new PermissionDenied({ required: Scopes.requirementFor(permission) }))
   )
+
+/**
+ * For operations no scope grants and that have no permission of their own in CONTRACT.md's
+ * list (channels, conversation changes): only a full-access key, so `/api/me` stays as pinned.
+ */
+export const authorizeFullAccess: Effect.Effect<Principal, PermissionDenied, CurrentPrincipal> = Effect.flatMap(
+  CurrentPrincipal,
+  (principal) =>
+    principal.scopes.length === 0
+      ? Effect.succeed(principal)
+      : Effect.fail(new PermissionDenied({ required: Scopes.FULL_ACCESS }))
+)

@@ -1,0 +1,37 @@
+import { Context, type Effect, type Redacted } from "effect"
+import type { Conflict } from "../Errors.ts"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Channel } from "./Channel.ts"
+
+/** A channel with what sending through it needs; only the sender and the inbound path read this. */
+export interface Connection {
+  readonly accountId: string
+  readonly channel: Channel
+  readonly accessToken: Redacted.Redacted<string>
+}
+
+/**
+ * Channel storage. A `phone_number_id` belongs to one channel in the whole deployment
+ * (the inbound webhook is routed by it), so its uniqueness is global.
+ */
+export class ChannelsRepo extends Context.Service<
+  ChannelsRepo,
+  {
+    readonly insert: (accountId: string, channel: Channel, accessToken: string) => Effect.Effect<void, Conflict>
+    /** Newest first. */
+    readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Channel>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Channel | undefined>
+    /** Replaces the stored channel (and the token when given); undefined when it is not in the account. */
+    readonly update: (
+      accountId: string,
+      channel: Channel,
+      accessToken: string | undefined
+    ) => Effect.Effect<Channel | undefined>
+    /** The channel an inbound webhook names, in any account. */
+    readonly connection: (phoneNumberId: string) => Effect.Effect<Connection | undefined>
+    /** The account's active channels, oldest first (a send without `channel_id` takes the only one). */
+    readonly active: (accountId: string) => Effect.Effect<ReadonlyArray<Channel>>
+  }
+>()("core/ChannelsRepo") {}
+
+export const numberTakenMessage = "This phone_number_id is already connected"

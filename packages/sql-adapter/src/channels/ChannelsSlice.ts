@@ -1,0 +1,6 @@
+import * as Slice from "../Slice.ts"
+import * as Channels0004 from "./migrations/0004_channels.ts"
+import * as SqlChannels from "./SqlChannels.ts"
+
+/** Connected WhatsApp numbers. */
+export const slice = Slice.make({ name: "channels", layer: SqlChannels.layer, migrations: [Channels0004.migration] })

@@ -1,0 +1,87 @@
+import { Effect, Layer, Redacted, Schema } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Channel, ChannelError } from "@leadline/core/channels/Channel"
+import { ChannelsRepo, numberTakenMessage } from "@leadline/core/channels/ChannelsRepo"
+import { Conflict } from "@leadline/core/Errors"
+import { orDie, Timestamp } from "../internal/store.ts"
+
+// Schema-described rows: channels are few and not on a hot path.
+const ChannelRow = Schema.Struct({
+  ...Channel.fields,
+  // Read as text: the two drivers differ in whether they parse jsonb.
+  last_error: Schema.NullOr(Schema.fromJsonString(ChannelError)),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+const ConnectionRow = Schema.Struct({ ...ChannelRow.fields, account_id: Schema.String, access_token: Schema.String })
+
+const decodeChannels = Schema.decodeUnknownEffect(Schema.Array(ChannelRow))
+const decodeConnections = Schema.decodeUnknownEffect(Schema.Array(ConnectionRow))
+
+const COLUMNS = `id, type, name, phone_number_id, display_phone_number, business_account_id, status,
+  last_error::text AS last_error, created_at, updated_at`
+
+export const layer = Layer.effect(
+  ChannelsRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.unsafe(COLUMNS)
+
+    return ChannelsRepo.of({
+      insert: (accountId, channel, accessToken) =>
+        // ON CONFLICT rather than a caught violation, which would poison the transaction.
+        orDie(sql<{ id: string }>`
+          INSERT INTO channels (account_id, id, type, name, phone_number_id, display_phone_number, business_account_id,
+                                access_token, status, last_error, created_at, updated_at)
+          VALUES (${accountId}::uuid, ${channel.id}, ${channel.type}, ${channel.name}, ${channel.phone_number_id},
+                  ${channel.display_phone_number}, ${channel.business_account_id}, ${accessToken}, ${channel.status},
+                  NULL, ${channel.created_at}::timestamptz, ${channel.updated_at}::timestamptz)
+          ON CONFLICT (phone_number_id) DO NOTHING
+          RETURNING id`).pipe(
+          Effect.flatMap((rows) =>
+            rows.length === 1 ? Effect.void : Effect.fail(new Conflict({ message: numberTakenMessage }))
+          )
+        ),
+      list: (accountId, page) =>
+        orDie(
+          Effect.all([
+            sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid
+                ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`.pipe(
+              Effect.flatMap(decodeChannels)
+            ),
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM channels WHERE account_id = ${accountId}::uuid`
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ items: rows, total: count?.total ?? 0 }))),
+      find: (accountId, id) =>
+        orDie(
+          sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid AND id = ${id}`.pipe(
+            Effect.flatMap(decodeChannels)
+          )
+        ).pipe(Effect.map(([row]) => row)),
+      update: (accountId, channel, accessToken) =>
+        orDie(
+          sql`UPDATE channels SET name = ${channel.name}, status = ${channel.status},
+                last_error = ${channel.last_error === null ? null : JSON.stringify(channel.last_error)}::jsonb,
+                access_token = coalesce(${accessToken ?? null}, access_token), updated_at = ${channel.updated_at}::timestamptz
+              WHERE account_id = ${accountId}::uuid AND id = ${channel.id}
+              RETURNING ${columns}`.pipe(Effect.flatMap(decodeChannels))
+        ).pipe(Effect.map(([row]) => row)),
+      connection: (phoneNumberId) =>
+        orDie(
+          sql`SELECT ${columns}, account_id::text AS account_id, access_token FROM channels
+              WHERE phone_number_id = ${phoneNumberId}`.pipe(Effect.flatMap(decodeConnections))
+        ).pipe(
+          Effect.map(([row]) => {
+            if (row === undefined) return undefined
+            const { account_id, access_token, ...channel } = row
+            return { accountId: account_id, channel, accessToken: Redacted.make(access_token) }
+          })
+        ),
+      active: (accountId) =>
+        orDie(
+          sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid AND status = 'active'
+              ORDER BY created_at, id`.pipe(Effect.flatMap(decodeChannels))
+        )
+    })
+  })
+)

@@ -1,0 +1,15 @@
+import type { Admits } from "../Slice.ts"
+
+/**
+ * The keys each channels route admits, as CONTRACT-MESSAGING has them (§0a.8): a key that
+ * reads conversations or sends messages can list its channels; connecting and changing one
+ * needs full access.
+ */
+const reads = ["conversations:read", "messages:send", "all 16 scopes", "full access"] as const
+
+export const admits: Admits = {
+  "GET /api/v1/channels": reads,
+  "POST /api/v1/channels": ["full access"],
+  "GET /api/v1/channels/{id}": reads,
+  "PATCH /api/v1/channels/{id}": ["full access"]
+}

@@ -6,7 +6,8 @@ export const ADAPTERS: ReadonlyArray<string> = [
   "@leadline/sql-adapter",
   "@leadline/http-adapter",
   "@leadline/memory-adapter",
-  "@leadline/webhook-worker"
+  "@leadline/webhook-worker",
+  "@leadline/whatsapp-adapter"
 ]
 /** Runtimes and drivers: what makes an adapter an adapter. */
 export const PLATFORM: ReadonlyArray<string> = [

@@ -1,0 +1,166 @@
+import { NodeHttpClient } from "@effect/platform-node"
+import {
+  type Accepted,
+  MessageTransport,
+  type OutboundRequest,
+  OutcomeUnknown,
+  Rejected
+} from "@leadline/core/messages/MessageTransport"
+import { Config, Effect, Layer, Schema } from "effect"
+import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
+import * as GraphErrors from "./GraphErrors.ts"
+
+/**
+ * `MessageTransport` over the WhatsApp Cloud API (CONTRACT-MESSAGING §6.3): one
+ * `POST {baseUrl}/{version}/{phoneNumberId}/messages` per send, never retried here, so the
+ * sender alone decides what happens after a failure.
+ */
+
+export interface Options {
+  /** Without a trailing slash; a loopback mock in tests. */
+  readonly baseUrl: string
+  readonly version: string
+  /** The whole exchange, connecting included, until the answer's body is read. */
+  readonly timeoutMillis: number
+}
+
+export const defaults: Options = {
+  baseUrl: "https://graph.facebook.com",
+  version: "v24.0",
+  timeoutMillis: 15_000
+}
+
+/** The longest connect undici gets: its own default, shortened to fit inside a short send timeout. */
+const MAX_CONNECT_MILLIS = 10_000
+
+const trimSlashes = (value: string) => value.replace(/^\/+|\/+$/g, "")
+
+/** Where a send for `phoneNumberId` goes. */
+export const messagesUrl = (options: Options, phoneNumberId: string): string =>
+  `${options.baseUrl.replace(/\/+$/, "")}/${trimSlashes(options.version)}/${encodeURIComponent(phoneNumberId)}/messages`
+
+/** The JSON body Meta documents for a text or template message. */
+export const requestBody = (request: OutboundRequest): Record<string, unknown> => {
+  const common = { messaging_product: "whatsapp", recipient_type: "individual", to: request.to }
+  const body = request.body
+  const content =
+    body.type === "text"
+      ? { type: "text", text: { body: body.text, preview_url: false } }
+      : {
+          type: "template",
+          template: { name: body.name, language: { code: body.language }, components: body.components }
+        }
+  return { ...common, ...content, biz_opaque_callback_data: request.callbackData }
+}
+
+const encodeBody = (request: OutboundRequest): Effect.Effect<string, Rejected> =>
+  Effect.try({
+    try: () => JSON.stringify(requestBody(request)),
+    // Template components are caller data: a cycle or a BigInt fails here, before any connection.
+    catch: (cause) =>
+      new Rejected({
+        retryable: false,
+        retryAfterMs: null,
+        providerCode: null,
+        message: `the request body could not be encoded: ${cause instanceof Error ? cause.message : String(cause)}`,
+        channelError: false
+      })
+  })
+
+/** A failure of `execute`, before any answer: it depends on whether the request was written. */
+const beforeAnswer = (error: HttpClientError.HttpClientError) => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "TransportError":
+      return GraphErrors.classifyTransportError(reason.cause)
+    case "InvalidUrlError":
+    case "EncodeError":
+      // Nothing was sent, and the same request would fail the same way.
+      return new Rejected({
+        retryable: false,
+        retryAfterMs: null,
+        providerCode: null,
+        message: `the request could not be built: ${reason.message}`,
+        channelError: false
+      })
+    default:
+      return new OutcomeUnknown({ reason: reason.message })
+  }
+}
+
+/** The transport over the `HttpClient` in context, for callers that bring their own client. */
+export const make = (
+  options: Partial<Options> = {}
+): Effect.Effect<MessageTransport["Service"], never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const settings: Options = { ...defaults, ...options }
+    const client = yield* HttpClient.HttpClient
+
+    const exchange = (request: OutboundRequest, body: string): Effect.Effect<Accepted, Rejected | OutcomeUnknown> =>
+      client
+        .execute(
+          HttpClientRequest.post(messagesUrl(settings, request.channel.phoneNumberId)).pipe(
+            HttpClientRequest.bearerToken(request.channel.accessToken),
+            HttpClientRequest.bodyText(body, "application/json")
+          )
+        )
+        .pipe(
+          Effect.mapError(beforeAnswer),
+          Effect.flatMap((response) =>
+            response.text.pipe(
+              // The status line arrived, so Meta has the request; a body cut short says nothing more.
+              Effect.mapError(
+                (error) => new OutcomeUnknown({ reason: `HTTP ${response.status}, body unreadable: ${error.message}` })
+              ),
+              Effect.flatMap((text) => Effect.fromResult(GraphErrors.classifyResponse(response.status, text)))
+            )
+          ),
+          Effect.timeoutOrElse({
+            duration: settings.timeoutMillis,
+            orElse: () => Effect.fail(GraphErrors.timedOut(settings.timeoutMillis))
+          }),
+          // Trace ids are ours: they are not sent to a third party.
+          Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+        )
+
+    const send = Effect.fn("WhatsAppCloud.send")(function* (request: OutboundRequest) {
+      const body = yield* encodeBody(request)
+      return yield* exchange(request, body)
+    })
+    return MessageTransport.of({ send })
+  })
+
+/** The transport with its own undici connection pool, closed with the layer. */
+export const layer = (options: Partial<Options> = {}): Layer.Layer<MessageTransport> => {
+  const timeoutMillis = options.timeoutMillis ?? defaults.timeoutMillis
+  return Layer.effect(MessageTransport, make(options)).pipe(
+    Layer.provide(
+      NodeHttpClient.layerUndiciOptions({
+        // A connect that gives up inside the send timeout is a certain "not sent" (retryable)
+        // rather than an unknown outcome.
+        connect: { timeout: Math.max(1, Math.min(MAX_CONNECT_MILLIS, Math.floor(timeoutMillis / 2))) }
+      })
+    )
+  )
+}
+
+/** `WHATSAPP_API_BASE_URL`, `WHATSAPP_API_VERSION`, `WHATSAPP_SEND_TIMEOUT_SECONDS` (§11). */
+export const config: Config.Config<Options> = Config.all({
+  baseUrl: Config.URL("WHATSAPP_API_BASE_URL").pipe(
+    Config.map((url) => url.href.replace(/\/+$/, "")),
+    Config.withDefault(defaults.baseUrl)
+  ),
+  // Meta's versions are `vNN.N`; "24.0" or a stray space is caught at startup, not at the first send.
+  version: Config.schema(Schema.String.check(Schema.isPattern(/^v\d+\.\d+$/)), "WHATSAPP_API_VERSION").pipe(
+    Config.withDefault(defaults.version)
+  ),
+  timeoutMillis: Config.schema(Schema.Finite.check(Schema.isGreaterThan(0)), "WHATSAPP_SEND_TIMEOUT_SECONDS").pipe(
+    Config.map((seconds) => Math.max(1, Math.round(seconds * 1000))),
+    Config.withDefault(defaults.timeoutMillis)
+  )
+})
+
+/** `layer` with its options from the environment; a malformed setting fails the layer. */
+export const layerConfig: Layer.Layer<MessageTransport, Config.ConfigError> = Layer.unwrap(
+  Effect.map(config, (options) => layer(options))
+)

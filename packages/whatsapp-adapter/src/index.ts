@@ -1,0 +1,2 @@
+export * as CloudTransport from "./cloud/CloudTransport.ts"
+export * as GraphErrors from "./cloud/GraphErrors.ts"

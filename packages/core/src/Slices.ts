@@ -1,4 +1,6 @@
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
+import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
+import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as Provisional from "./events/Provisional.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 
@@ -12,6 +14,8 @@ export const all = [
   // One line per resource:
   LeadsSlice.slice,
   ChannelsSlice.slice,
+  ConversationsSlice.slice,
+  MessagesSlice.slice,
   Provisional.slice
 ] as const
 

@@ -21,7 +21,9 @@ describe("phone numbers", () => {
   })
 
   it("answers the same from its memory of recent numbers as from a fresh parse, also past its size", () => {
-    const inputs = Array.from({ length: 600 }, (_, i) => (i % 3 === 0 ? `+1 415 ${2000000 + i}` : `+1415${2000000 + i}`))
+    const inputs = Array.from({ length: 600 }, (_, i) =>
+      i % 3 === 0 ? `+1 415 ${2000000 + i}` : `+1415${2000000 + i}`
+    )
     const first = inputs.map(normalize)
     // The first inputs have been evicted by now, the last ones are remembered: both must agree.
     assert.deepStrictEqual(inputs.map(normalize), first)

@@ -2,6 +2,8 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
+import { ConversationsApi } from "./conversations/ConversationsApi.ts"
+import { MessagesApi } from "./messages/MessagesApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 
@@ -10,6 +12,8 @@ export class Api extends HttpApi.make("leadline")
   .add(LeadsApi)
   .add(WebhooksApi)
   .add(ChannelsApi)
+  .add(ConversationsApi)
+  .add(MessagesApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -8,6 +8,9 @@ import * as Authentication from "./Authentication.ts"
 import * as Idempotent from "./Idempotent.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
+import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
+import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
+import * as WhatsAppWebhook from "./whatsapp/WhatsAppWebhook.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
 import * as RequestEnvelope from "./RequestEnvelope.ts"
 import * as RequestErrors from "./RequestErrors.ts"
@@ -30,6 +33,8 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     LeadsHandlers.layer,
     WebhooksHandlers.layer,
     ChannelsHandlers.layer,
+    ConversationsHandlers.layer,
+    MessagesHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])
@@ -53,5 +58,6 @@ export const routes = (options: Options = {}) =>
     ),
     HttpApiScalar.layer(Api, { path: DOCS_PATH }),
     Health.routes,
+    WhatsAppWebhook.routes,
     RequestEnvelope.envelope
   )

@@ -2,8 +2,10 @@ import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
 import * as MemoryChannels from "./channels/MemoryChannels.ts"
+import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
+import * as MemoryMessages from "./messages/MemoryMessages.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
 import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
 
@@ -19,7 +21,9 @@ export const all = [
   MemoryLeads.layer,
   MemoryIdempotency.layer,
   MemoryWebhooks.layer,
-  MemoryChannels.layer
+  MemoryChannels.layer,
+  MemoryConversations.layer,
+  MemoryMessages.layer
 ] as const
 
 type Stores = (typeof all)[number]

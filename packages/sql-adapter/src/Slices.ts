@@ -1,8 +1,10 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
+import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
 /**
@@ -16,5 +18,7 @@ export const all = [
   LeadsSlice.slice,
   IdempotencySlice.slice,
   WebhooksSlice.slice,
-  ChannelsSlice.slice
+  ChannelsSlice.slice,
+  ConversationsSlice.slice,
+  MessagesSlice.slice
 ] as const

@@ -104,6 +104,11 @@ export interface LedgerIds {
   readonly list?: { readonly path: string; readonly field: string } | undefined
   /** Parameters that take these ids: `<path> <name>` for one operation's, `<name>` for every operation's. */
   readonly parameters: ReadonlyArray<string>
+  /**
+   * For things no API route creates (conversations and messages come from WhatsApp's
+   * webhook): makes one in the account and returns its id, for the fuzzer to aim at.
+   */
+  readonly make?: ((context: Context, account: AccountFixture) => Promise<string>) | undefined
 }
 
 export interface Table {

@@ -1,6 +1,7 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
+import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
@@ -21,6 +22,7 @@ export const slices = [
   IdempotencySlice.slice,
   WebhooksSlice.slice,
   ChannelsSlice.slice,
+  ConversationsSlice.slice,
   AdminSlice.slice
 ] as const
 

@@ -5,6 +5,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
 import * as RateLimit from "@leadline/http-adapter/RateLimit"
@@ -19,9 +20,14 @@ export interface Target {
   /** Where the API listens, without a trailing slash. */
   readonly baseUrl: string
   readonly adminToken: string
+  /** The Meta app secret the server verifies WhatsApp webhooks with, when the tests may sign them. */
+  readonly whatsappAppSecret?: string | undefined
 }
 
 export interface Running extends Target {
+  /** The Meta app secret the server verifies WhatsApp webhooks with: sign test payloads with it. */
+  readonly whatsappAppSecret: string
+  readonly whatsappVerifyToken: string
   readonly clock: AdjustableClock.AdjustableClock
   readonly close: () => Promise<void>
 }
@@ -57,6 +63,10 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   const adminToken = `lla_test_${crypto.randomUUID()}`
   const clock = AdjustableClock.make()
   const allowPrivate = options.webhooks?.allowPrivateUrls ?? false
+  // The process's own Meta app (core's default), which every wiring built here uses, prebuilt ones too.
+  const metaApp = Effect.runSync(Effect.service(MetaApp))
+  const whatsappAppSecret = Redacted.value(metaApp.appSecret)
+  const whatsappVerifyToken = Redacted.value(metaApp.verifyToken)
   const app = (options.app ?? MemoryApp.layer).pipe(
     Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: allowPrivate }))
   )
@@ -92,6 +102,8 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   return {
     baseUrl,
     adminToken,
+    whatsappAppSecret,
+    whatsappVerifyToken,
     clock,
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }

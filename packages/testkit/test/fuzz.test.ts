@@ -161,7 +161,8 @@ const SEEDED = 3
  * each made by that route's own (valid) request, with the account's owner key or, on an
  * operator route, the admin token. Then one delivery, which no create route makes: an
  * endpoint listening for lead.deleted, and a seeded lead deleted (the ledger learns the
- * delivery's id from the log). Returns the top-level fields of the bodies the creates
+ * delivery's id from the log); and, for descriptors whose things come from outside the API,
+ * what their `make` makes. Returns the top-level fields of the bodies the creates
  * sent, by name.
  */
 const seed = async (
@@ -185,6 +186,9 @@ const seed = async (
   for (const resource of Resources.all) {
     const ids = resource.ledger.ids
     const create = ids?.create
+    if (ids?.make !== undefined) {
+      for (let n = 0; n < SEEDED; n++) ledger.see(resource.name, await ids.make({ target: server }, account))
+    }
     if (ids === undefined || create === undefined) continue
     const route = ROUTES.find((candidate) => Resource.routeName(candidate) === create)
     if (route === undefined) throw new Error(`${resource.name}: its ledger's create, ${create}, is no declared route`)

@@ -11,11 +11,8 @@ const provisional = <const Fields extends Schema.Struct.Fields>(identifier: stri
     Schema.Record(Schema.String, Schema.Unknown)
   ]).annotate({ identifier })
 
-const Message = provisional("EventMessage", {})
 const Order = provisional("EventOrder", { status: Schema.String })
 
-export const messageReceived = Event.define("message.received", Message)
-export const messageSent = Event.define("message.sent", Message)
 export const orderCreated = Event.define("order.created", Order)
 export const orderStatusChanged = Event.define("order.status_changed", Order)
 export const agentConfigChanged = Event.define("agent.config_changed", provisional("EventAgent", {}))
@@ -26,13 +23,5 @@ export const campaignQueued = Event.define("campaign.queued", provisional("Event
 export const slice = Slice.make({
   name: "provisional",
   layer: Layer.empty,
-  events: [
-    messageReceived,
-    messageSent,
-    orderCreated,
-    orderStatusChanged,
-    agentConfigChanged,
-    knowledgeUpdated,
-    campaignQueued
-  ]
+  events: [orderCreated, orderStatusChanged, agentConfigChanged, knowledgeUpdated, campaignQueued]
 })

@@ -35,6 +35,7 @@ export const layer = Layer.sync(LeadsRepo)(() => {
         return { items: slice.items.map((row) => row.lead), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => leads.get(MemoryTable.key(accountId, id))?.lead),
+    findByPhone: (accountId, phone) => Effect.sync(() => leads.find("phone", MemoryTable.key(accountId, phone))?.lead),
     update: (accountId, lead) =>
       Effect.flatMap(
         atomically((tx) => leads.update(tx, { accountId, lead })),

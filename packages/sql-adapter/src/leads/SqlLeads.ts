@@ -94,6 +94,10 @@ export const layer = Layer.effect(
         orDie(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))
         ),
+      findByPhone: (accountId, phone) =>
+        orDie(
+          sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND phone = ${phone}`
+        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))),
       update: (accountId, lead) =>
         Effect.gen(function* () {
           const holder = yield* orDie(

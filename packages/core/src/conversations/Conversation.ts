@@ -1,0 +1,49 @@
+import { Schema } from "effect"
+import { PageQueryFields } from "../Pagination.ts"
+import { Id } from "../Text.ts"
+
+export const ConversationStatus = Schema.Literals(["open", "pending", "resolved", "snoozed"]).annotate({
+  identifier: "ConversationStatus"
+})
+export type ConversationStatus = typeof ConversationStatus.Type
+
+/** One thread per (channel, lead): resolving and reopening keep its id (CONTRACT-MESSAGING §4). */
+export const Conversation = Schema.Struct({
+  id: Schema.String.annotate({ description: "`cv_` followed by a sortable id" }),
+  lead_id: Schema.String,
+  channel_id: Schema.String,
+  status: ConversationStatus,
+  assigned_user_id: Schema.NullOr(Schema.String),
+  snoozed_until: Schema.NullOr(Schema.String),
+  contact_wa_id: Schema.NullOr(Schema.String).annotate({ description: "The `wa_id` WhatsApp reported, once known" }),
+  last_message_at: Schema.NullOr(Schema.String),
+  last_inbound_at: Schema.NullOr(Schema.String).annotate({
+    description: "WhatsApp's timestamp of the newest inbound message: the 24-hour window runs from it"
+  }),
+  service_window_expires_at: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotate({ identifier: "Conversation" })
+export type Conversation = typeof Conversation.Type
+
+export const DAY_MILLIS = 24 * 60 * 60 * 1000
+
+/** `service_window_expires_at` follows from `last_inbound_at`: stored nowhere, so it cannot drift. */
+export const windowExpiry = (lastInboundAt: string | null): string | null =>
+  lastInboundAt === null ? null : new Date(Date.parse(lastInboundAt) + DAY_MILLIS).toISOString()
+
+export interface Filters {
+  readonly status?: ConversationStatus | undefined
+  /** A user id, or "none" for unassigned. */
+  readonly assigned_user_id?: string | undefined
+  readonly lead_id?: string | undefined
+  readonly channel_id?: string | undefined
+}
+
+export const ListQueryFields = {
+  ...PageQueryFields,
+  status: Schema.optional(ConversationStatus),
+  assigned_user_id: Schema.optional(Id.annotate({ description: 'A user id, or "none" for unassigned' })),
+  lead_id: Schema.optional(Id),
+  channel_id: Schema.optional(Id)
+}

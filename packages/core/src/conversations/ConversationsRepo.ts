@@ -1,0 +1,23 @@
+import { Context, type Effect } from "effect"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Conversation, Filters } from "./Conversation.ts"
+
+/** Conversation storage, scoped to one account; one conversation per (channel, lead). */
+export class ConversationsRepo extends Context.Service<
+  ConversationsRepo,
+  {
+    /** `last_message_at` desc, then `id` desc. */
+    readonly list: (accountId: string, filters: Filters, page: Page) => Effect.Effect<Slice<Conversation>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Conversation | undefined>
+    /** The conversation of (channel, lead), made with `fresh` when there is none. */
+    readonly findOrCreate: (accountId: string, fresh: Conversation) => Effect.Effect<Conversation>
+    /** An inbound message arrived at `at` (WhatsApp's time): the window moves, the thread opens. */
+    readonly recordInbound: (
+      accountId: string,
+      id: string,
+      inbound: { readonly at: string; readonly waId: string; readonly now: string }
+    ) => Effect.Effect<void>
+    /** The lead whose conversation on this channel has WhatsApp's `wa_id`, if any. */
+    readonly leadByWaId: (accountId: string, channelId: string, waId: string) => Effect.Effect<string | undefined>
+  }
+>()("core/ConversationsRepo") {}

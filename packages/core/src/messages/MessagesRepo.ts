@@ -1,0 +1,15 @@
+import { Context, type Effect } from "effect"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Message } from "./Message.ts"
+
+/** Message storage, scoped to one account. `(channel_id, external_id)` is unique: WhatsApp's redeliveries are found. */
+export class MessagesRepo extends Context.Service<
+  MessagesRepo,
+  {
+    /** A conversation's messages, newest first (`created_at` desc, then `id` desc). */
+    readonly list: (accountId: string, conversationId: string, page: Page) => Effect.Effect<Slice<Message>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
+    /** Stores an inbound message; false when one with its `external_id` is on the channel already. */
+    readonly insertInbound: (accountId: string, message: Message) => Effect.Effect<boolean>
+  }
+>()("core/MessagesRepo") {}

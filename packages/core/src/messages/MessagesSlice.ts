@@ -1,0 +1,11 @@
+import * as Slice from "../Slice.ts"
+import { Inbound } from "../whatsapp/Inbound.ts"
+import { Layer } from "effect"
+import * as MessageEvents from "./MessageEvents.ts"
+import { Messages } from "./Messages.ts"
+
+export const slice = Slice.make({
+  name: "messages",
+  layer: Layer.mergeAll(Messages.layer, Inbound.layer),
+  events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged]
+})

@@ -1,0 +1,23 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Conversations } from "@leadline/core/conversations/Conversations"
+import { Messages } from "@leadline/core/messages/Messages"
+import { page } from "@leadline/core/Pagination"
+import { Api } from "../Api.ts"
+import { wire } from "../ErrorMapping.ts"
+import * as Respond from "../Respond.ts"
+
+export const layer = HttpApiBuilder.group(
+  Api,
+  "conversations",
+  Effect.fnUntraced(function* (handlers) {
+    const conversations = yield* Conversations
+    const messages = yield* Messages
+    return handlers
+      .handle("list", ({ query: { limit, offset, ...filters } }) =>
+        wire(conversations.list(filters, page({ limit, offset }))).pipe(Respond.ok)
+      )
+      .handle("get", ({ params }) => wire(conversations.get(params.id)).pipe(Respond.ok))
+      .handle("messages", ({ params, query }) => wire(messages.list(params.id, page(query))).pipe(Respond.ok))
+  })
+)

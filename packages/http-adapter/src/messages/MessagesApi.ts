@@ -1,0 +1,23 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Message } from "@leadline/core/messages/Message"
+import { Id } from "@leadline/core/Text"
+import { Authentication } from "../Authentication.ts"
+import { RequestErrors } from "../RequestErrors.ts"
+import { Forbidden, NotFound } from "../WireErrors.ts"
+
+export class MessagesApi extends HttpApiGroup.make("messages")
+  .add(
+    HttpApiEndpoint.get("get", "/:id", {
+      params: { id: Id.annotate({ description: "A message id, `msg_…`" }) },
+      success: Message,
+      error: [Forbidden, NotFound]
+    }).annotateMerge(
+      OpenApi.annotations({ summary: "Get a message", description: "Needs `conversations:read` or `messages:send`." })
+    )
+  )
+  .middleware(RequestErrors)
+  .middleware(Authentication)
+  .prefix("/api/v1/messages")
+  .annotateMerge(
+    OpenApi.annotations({ title: "Messages", description: "Messages in and out (CONTRACT-MESSAGING §5)." })
+  ) {}

@@ -1,0 +1,83 @@
+import { Effect, Layer } from "effect"
+import { type Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
+import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
+import * as MemoryTable from "../MemoryTable.ts"
+import { atomically } from "../MemoryTransaction.ts"
+
+interface Row {
+  readonly accountId: string
+  readonly conversation: Conversation
+}
+
+const latest = (c: Conversation) => c.last_message_at ?? c.created_at
+const later = (a: string | null, b: string) => (a === null || b > a ? b : a)
+
+/** Conversations by account, unique per (channel, lead), newest activity first. */
+export const layer = Layer.sync(ConversationsRepo)(() => {
+  const conversations = MemoryTable.make({
+    primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.conversation.id),
+    unique: {
+      thread: (row) => MemoryTable.key(row.accountId, row.conversation.channel_id, row.conversation.lead_id)
+    },
+    indexes: { account: (row) => row.accountId },
+    order: MemoryTable.newestFirst(
+      (row: Row) => latest(row.conversation),
+      (row) => row.conversation.id
+    )
+  })
+  const find = (accountId: string, id: string) => conversations.get(MemoryTable.key(accountId, id))?.conversation
+
+  return ConversationsRepo.of({
+    list: (accountId, filters, page) =>
+      Effect.sync(() => {
+        const slice = conversations.page("account", accountId, page, ({ conversation: c }) => {
+          const assignee = filters.assigned_user_id
+          return (
+            (filters.status === undefined || c.status === filters.status) &&
+            (assignee === undefined ||
+              (assignee === "none" ? c.assigned_user_id === null : c.assigned_user_id === assignee)) &&
+            (filters.lead_id === undefined || c.lead_id === filters.lead_id) &&
+            (filters.channel_id === undefined || c.channel_id === filters.channel_id)
+          )
+        })
+        return { items: slice.items.map((row) => row.conversation), total: slice.total }
+      }),
+    find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+    findOrCreate: (accountId, fresh) =>
+      atomically((tx) => {
+        const existing = conversations.find(
+          "thread",
+          MemoryTable.key(accountId, fresh.channel_id, fresh.lead_id)
+        )?.conversation
+        if (existing !== undefined) return existing
+        conversations.insert(tx, { accountId, conversation: fresh })
+        return fresh
+      }),
+    recordInbound: (accountId, id, inbound) =>
+      atomically((tx) => {
+        const current = find(accountId, id)
+        if (current === undefined) return
+        const lastInbound = later(current.last_inbound_at, inbound.at)
+        conversations.update(tx, {
+          accountId,
+          conversation: {
+            ...current,
+            contact_wa_id: inbound.waId,
+            last_inbound_at: lastInbound,
+            service_window_expires_at: windowExpiry(lastInbound),
+            last_message_at: later(current.last_message_at, inbound.now),
+            status: "open",
+            snoozed_until: null,
+            updated_at: inbound.now
+          }
+        })
+      }),
+    leadByWaId: (accountId, channelId, waId) =>
+      Effect.sync(() => {
+        for (const { conversation } of conversations.scan("account", accountId)) {
+          if (conversation.channel_id === channelId && conversation.contact_wa_id === waId) return conversation.lead_id
+        }
+        return undefined
+      })
+  })
+})

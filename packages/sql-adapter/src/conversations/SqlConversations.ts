@@ -1,0 +1,87 @@
+import { Effect, Layer, Schema } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
+import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
+import { isUuid, orDie, Timestamp } from "../internal/store.ts"
+
+const { service_window_expires_at: _window, ...stored } = Conversation.fields
+const Row = Schema.Struct({
+  ...stored,
+  snoozed_until: Schema.NullOr(Timestamp),
+  last_message_at: Schema.NullOr(Timestamp),
+  last_inbound_at: Schema.NullOr(Timestamp),
+  created_at: Timestamp,
+  updated_at: Timestamp
+})
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+const toConversation = (row: typeof Row.Type): Conversation => ({
+  ...row,
+  service_window_expires_at: windowExpiry(row.last_inbound_at)
+})
+
+const COLUMNS = `id, lead_id, channel_id, status, assigned_user_id::text AS assigned_user_id, snoozed_until,
+  contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at`
+
+export const layer = Layer.effect(
+  ConversationsRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.unsafe(COLUMNS)
+    const read = (statement: Effect.Effect<ReadonlyArray<unknown>, any>) =>
+      orDie(Effect.flatMap(statement, decodeRows)).pipe(Effect.map((rows) => rows.map(toConversation)))
+
+    return ConversationsRepo.of({
+      list: (accountId, filters, page) => {
+        const assignee = filters.assigned_user_id
+        // An id that is not a uuid names no user: nothing matches, and PostgreSQL would refuse the cast.
+        if (assignee !== undefined && assignee !== "none" && !isUuid(assignee)) {
+          return Effect.succeed({ items: [], total: 0 })
+        }
+        const where = sql.and([
+          sql`account_id = ${accountId}::uuid`,
+          ...(filters.status === undefined ? [] : [sql`status = ${filters.status}`]),
+          ...(assignee === undefined
+            ? []
+            : [assignee === "none" ? sql`assigned_user_id IS NULL` : sql`assigned_user_id = ${assignee}::uuid`]),
+          ...(filters.lead_id === undefined ? [] : [sql`lead_id = ${filters.lead_id}`]),
+          ...(filters.channel_id === undefined ? [] : [sql`channel_id = ${filters.channel_id}`])
+        ])
+        return Effect.all([
+          read(sql`SELECT ${columns} FROM conversations WHERE ${where}
+                   ORDER BY coalesce(last_message_at, created_at) DESC, id DESC
+                   LIMIT ${page.limit}::int OFFSET ${page.offset}::int`),
+          orDie(sql<{ total: number }>`SELECT count(*)::int AS total FROM conversations WHERE ${where}`)
+        ]).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
+      },
+      find: (accountId, id) =>
+        read(sql`SELECT ${columns} FROM conversations WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
+          Effect.map(([row]) => row)
+        ),
+      findOrCreate: (accountId, fresh) =>
+        Effect.gen(function* () {
+          // DO UPDATE (a no-op) rather than DO NOTHING, so the existing row comes back in the same statement.
+          const [row] = yield* read(sql`
+            INSERT INTO conversations (account_id, id, lead_id, channel_id, status, assigned_user_id, snoozed_until,
+              contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at)
+            VALUES (${accountId}::uuid, ${fresh.id}, ${fresh.lead_id}, ${fresh.channel_id}, ${fresh.status}, NULL, NULL,
+              ${fresh.contact_wa_id}, NULL, NULL, ${fresh.created_at}::timestamptz, ${fresh.updated_at}::timestamptz)
+            ON CONFLICT (account_id, channel_id, lead_id) DO UPDATE SET lead_id = EXCLUDED.lead_id
+            RETURNING ${columns}`)
+          return row!
+        }),
+      recordInbound: (accountId, id, inbound) =>
+        orDie(sql`
+          UPDATE conversations SET
+            contact_wa_id = ${inbound.waId},
+            last_inbound_at = greatest(last_inbound_at, ${inbound.at}::timestamptz),
+            last_message_at = greatest(last_message_at, ${inbound.now}::timestamptz),
+            status = 'open', snoozed_until = NULL, updated_at = ${inbound.now}::timestamptz
+          WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
+      leadByWaId: (accountId, channelId, waId) =>
+        orDie(sql<{ lead_id: string }>`
+          SELECT lead_id FROM conversations
+          WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND contact_wa_id = ${waId}
+          LIMIT 1`).pipe(Effect.map(([row]) => row?.lead_id))
+    })
+  })
+)

@@ -1,0 +1,169 @@
+import { expect } from "vitest"
+import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import { createChannel } from "../channels/ChannelsResource.ts"
+import { call } from "../Http.ts"
+import { neverIssued } from "../internal/wire.ts"
+import * as Resource from "../Resource.ts"
+import type { Target } from "../TestServer.ts"
+
+let senderCounter = 0
+/** WhatsApp's `from` of a customer no test has used: digits, no plus. */
+export const nextWaId = () =>
+  `1650${String(process.pid % 1000).padStart(3, "0")}${String(++senderCounter).padStart(4, "0")}`
+
+/** Posts bytes to the WhatsApp webhook as Meta would: signed with the server's app secret unless `signature` is given. */
+export const postWebhook = (target: Target, raw: Uint8Array, signature?: string | null) => {
+  if (target.whatsappAppSecret === undefined) throw new Error("this target does not say its WhatsApp app secret")
+  const header = signature === undefined ? MetaSignature.sign(target.whatsappAppSecret, raw) : signature
+  return fetch(`${target.baseUrl}/webhooks/whatsapp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(header === null ? {} : { "x-hub-signature-256": header }) },
+    body: raw
+  })
+}
+
+/**
+ * A customer writes in on a new channel of the key's account; the conversation it lands in.
+ * `from` defaults to a number no lead has, so the message makes a lead too.
+ */
+export const makeConversation = async (target: Target, key: string, text = "Hello there", from = nextWaId()) => {
+  const channel = await createChannel(target, key)
+  const raw = MetaWebhook.inboundTextPayload({
+    phoneNumberId: channel.phone_number_id,
+    displayPhoneNumber: "16505551111",
+    from,
+    name: "Ada Customer",
+    text,
+    externalId: `wamid.${crypto.randomUUID()}`,
+    timestamp: new Date()
+  })
+  const reply = await postWebhook(target, raw)
+  expect(reply.status).toBe(200)
+  const list = await call(target, "GET", `/api/v1/conversations?channel_id=${channel.id}`, { auth: key })
+  expect(list.status, list.text).toBe(200)
+  expect(list.body.conversations).toHaveLength(1)
+  return { channel, from, conversation: list.body.conversations[0] as { id: string; lead_id: string } }
+}
+
+/**
+ * The WhatsApp number of the account's newest lead: a message from it finds that lead rather than
+ * making one, so a ledger that counts leads sees only the leads its routes made.
+ */
+const existingWaId = async (target: Target, key: string) => {
+  const leads = await call(target, "GET", "/api/v1/leads?limit=1", { auth: key })
+  expect(leads.body.leads, "a lead to write in as").toHaveLength(1)
+  return (leads.body.leads[0].phone as string).slice(1)
+}
+
+const readAt = (path: string) => async (target: Target, key: string) => {
+  const reply = await call(target, "GET", path, { auth: key })
+  expect(reply.status, reply.text).toBe(200)
+  return reply.body
+}
+
+const conversationIsolation: Resource.Isolation = {
+  noun: "conversation",
+  make: async ({ target }, key) => (await makeConversation(target, key)).conversation.id,
+  read: ({ target }, key, id) => readAt(`/api/v1/conversations/${id}`)(target, key),
+  unknownId: () => neverIssued("cv")
+}
+
+const messageIsolation: Resource.Isolation = {
+  noun: "message",
+  make: async ({ target }, key) => {
+    const { conversation } = await makeConversation(target, key)
+    const messages = await readAt(`/api/v1/conversations/${conversation.id}/messages`)(target, key)
+    return messages.messages[0].id
+  },
+  read: ({ target }, key, id) => readAt(`/api/v1/messages/${id}`)(target, key),
+  unknownId: () => neverIssued("msg")
+}
+
+const reads = ["conversations:read", "messages:send"] as const
+
+export const conversations: Resource.Resource = {
+  name: "conversations",
+  routes: [
+    {
+      method: "GET",
+      path: "/api/v1/conversations",
+      needs: [...reads],
+      succeeds: 200,
+      lists: "conversations",
+      request: async () => ({ path: "/api/v1/conversations" })
+    },
+    {
+      method: "GET",
+      path: "/api/v1/conversations/{id}",
+      needs: [...reads],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/conversations/${id}` }),
+      request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}` }))
+    },
+    {
+      method: "GET",
+      path: "/api/v1/conversations/{id}/messages",
+      needs: [...reads],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/conversations/${id}/messages` }),
+      request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}/messages` }))
+    }
+  ],
+  isolation: conversationIsolation,
+  ledger: {
+    tables: [
+      {
+        name: "conversations",
+        account: "account_id",
+        rows: Resource.uncounted("made by inbound WhatsApp messages, which no API route sends")
+      }
+    ],
+    ids: {
+      field: "id",
+      list: { path: "/api/v1/conversations", field: "conversations" },
+      parameters: ["/api/v1/conversations/{id} id", "/api/v1/conversations/{id}/messages id"],
+      make: async ({ target }, account) =>
+        (await makeConversation(target, account.ownerKey, "Seeded", await existingWaId(target, account.ownerKey)))
+          .conversation.id
+    }
+  }
+}
+
+export const messages: Resource.Resource = {
+  name: "messages",
+  routes: [
+    {
+      method: "GET",
+      path: "/api/v1/messages/{id}",
+      needs: [...reads],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/messages/${id}` }),
+      request: Resource.aimedAt(messageIsolation, (id) => ({ path: `/api/v1/messages/${id}` }))
+    }
+  ],
+  isolation: messageIsolation,
+  ledger: {
+    tables: [
+      {
+        name: "messages",
+        account: "account_id",
+        rows: Resource.uncounted("made by inbound WhatsApp messages, which no API route sends")
+      }
+    ],
+    ids: {
+      field: "id",
+      parameters: ["/api/v1/messages/{id} id"],
+      make: async ({ target }, account) => {
+        const made = await makeConversation(
+          target,
+          account.ownerKey,
+          "Seeded",
+          await existingWaId(target, account.ownerKey)
+        )
+        return (await readAt(`/api/v1/conversations/${made.conversation.id}/messages`)(target, account.ownerKey))
+          .messages[0].id
+      }
+    }
+  }
+}

@@ -60,6 +60,16 @@ export const decodeInput =
   (input: unknown): Effect.Effect<S["Type"], InvalidInput> =>
     Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (error) => invalidInput(error, what))
 
+/** Free-form text to a lead who has not written in the last 24 hours (CONTRACT-MESSAGING §5.2). */
+export class WindowClosed extends Schema.TaggedError<WindowClosed>()("WindowClosed", {}) {}
+
+/** The plan's monthly message limit would be passed (CONTRACT-MESSAGING §10). */
+export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReached", {
+  used: Schema.Number,
+  limit: Schema.Number,
+  plan: Schema.String
+}) {}
+
 export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
 
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
@@ -71,7 +81,9 @@ const DOMAIN_ERRORS = [
   Conflict,
   InvalidInput,
   IdempotencyInProgress,
-  IdempotencyKeyReused
+  IdempotencyKeyReused,
+  WindowClosed,
+  LimitReached
 ] as const
 
 /** Whether a failure is one of the domain errors above (by class, not by tag: wire errors reuse some tags). */
@@ -85,6 +97,8 @@ export type DomainError =
   | InvalidInput
   | IdempotencyInProgress
   | IdempotencyKeyReused
+  | WindowClosed
+  | LimitReached
 
 /**
  * A store could not be reached (the database is down or the network to it is

@@ -57,11 +57,7 @@ describe("event data schemas", () => {
       envelope("order.status_changed", order)
     )
     assert.isFalse(decodes(Event.Envelope, envelope("order.created", { id: "ord_1" })))
-    for (const type of [
-      "agent.config_changed",
-      "knowledge.updated",
-      "campaign.queued"
-    ] as const) {
+    for (const type of ["agent.config_changed", "knowledge.updated", "campaign.queued"] as const) {
       assert.isTrue(decodes(Event.Envelopes[type], envelope(type, { id: "x_1", extra: true })), type)
       assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { name: "no id" })), type)
       assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { id: 7 })), type)

@@ -28,7 +28,11 @@ export type WireOf<E> = E extends Errors.Unauthenticated
             ? Wire.IdempotencyInProgress
             : E extends Errors.IdempotencyKeyReused
               ? Wire.IdempotencyKeyReused
-              : never
+              : E extends Errors.WindowClosed
+                ? Wire.WindowClosed
+                : E extends Errors.LimitReached
+                  ? Wire.MessageLimitReached
+                  : never
 
 export const fromDomain = <E extends DomainError>(error: E): WireOf<E> => map(error) as WireOf<E>
 
@@ -55,6 +59,14 @@ const map = (error: DomainError): Wire.WireError => {
     case "IdempotencyKeyReused":
       return new Wire.IdempotencyKeyReused({
         error: "This Idempotency-Key was already used with a different method, path or body"
+      })
+    case "WindowClosed":
+      return new Wire.WindowClosed({
+        error: "The customer has not written in the last 24 hours; send a template"
+      })
+    case "LimitReached":
+      return new Wire.MessageLimitReached({
+        error: `Monthly message limit reached: ${error.used} of ${error.limit} on plan ${error.plan}`
       })
   }
 }

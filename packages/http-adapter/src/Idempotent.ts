@@ -102,16 +102,23 @@ export const create = <
   const Path extends HttpRouter.PathInput,
   Payload extends Schema.Top,
   Success extends Schema.Top,
-  const Error extends ReadonlyArray<Schema.Top>
+  const Error extends ReadonlyArray<Schema.Top>,
+  Params extends Schema.Struct.Fields = never
 >(
   name: Name,
   path: Path,
-  options: { readonly payload: Payload; readonly success: Success; readonly error: Error }
+  options: {
+    readonly params?: Params | undefined
+    readonly payload: Payload
+    readonly success: Success
+    readonly error: Error
+  }
 ) =>
-  HttpApiEndpoint.post<Name, Path, never, never, Payload, typeof IdempotencyHeaders, Success["Rebuild"], Error>(
+  HttpApiEndpoint.post<Name, Path, Params, never, Payload, typeof IdempotencyHeaders, Success["Rebuild"], Error>(
     name,
     path,
     {
+      ...(options.params === undefined ? {} : { params: options.params }),
       payload: options.payload,
       success: options.success.pipe(HttpApiSchema.status(201)),
       headers: IdempotencyHeaders,

@@ -66,6 +66,27 @@ export class IdempotencyInProgress extends Schema.Error<IdempotencyInProgress>("
   }
 }
 
+export class WindowClosed extends Schema.Error<WindowClosed>("WindowClosed")(
+  { error: Schema.String, code: Schema.tag("customer_service_window_closed") },
+  {
+    httpApiStatus: 409,
+    description: "Free-form text to a lead who has not written in the last 24 hours: send a template."
+  }
+) {
+  get _tag() {
+    return "WindowClosed" as const
+  }
+}
+
+export class MessageLimitReached extends Schema.Error<MessageLimitReached>("MessageLimitReached")(
+  { error: Schema.String, code: Schema.tag("message_limit_reached") },
+  { httpApiStatus: 402, description: "The plan's monthly message limit would be passed." }
+) {
+  get _tag() {
+    return "MessageLimitReached" as const
+  }
+}
+
 export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
   { error: Schema.String, code: Schema.tag("payload_too_large") },
   { httpApiStatus: 413, description: "The body is over the size limit." }
@@ -130,6 +151,8 @@ export type WireError =
   | NotFound
   | Conflict
   | IdempotencyInProgress
+  | WindowClosed
+  | MessageLimitReached
   | PayloadTooLarge
   | UnsupportedMediaType
   | IdempotencyKeyReused
@@ -144,6 +167,8 @@ const STATUS: Record<WireError["_tag"], number> = {
   NotFound: 404,
   Conflict: 409,
   IdempotencyInProgress: 409,
+  WindowClosed: 409,
+  MessageLimitReached: 402,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   IdempotencyKeyReused: 422,

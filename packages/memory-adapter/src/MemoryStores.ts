@@ -7,6 +7,7 @@ import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
+import * as MemoryMessageUsage from "./usage/MemoryMessageUsage.ts"
 import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
 
 /**
@@ -23,7 +24,8 @@ export const all = [
   MemoryWebhooks.layer,
   MemoryChannels.layer,
   MemoryConversations.layer,
-  MemoryMessages.layer
+  MemoryMessages.layer,
+  MemoryMessageUsage.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -5,6 +5,9 @@ import * as PgliteClient from "./PgliteClient.ts"
 /** The channel committed deliveries are announced on (`pg_notify` inside the transaction: sent at commit). */
 export const DELIVERIES_CHANNEL = "leadline_deliveries"
 
+/** The channel a queued outbound message is announced on, for the message sender. */
+export const MESSAGES_CHANNEL = "leadline_messages"
+
 /** The channel a change to an API key (scopes, revocation) is announced on, so every server forgets its cached keys. */
 export const API_KEYS_CHANNEL = "leadline_api_keys"
 

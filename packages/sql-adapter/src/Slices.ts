@@ -5,6 +5,7 @@ import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
+import * as UsageSlice from "./usage/UsageSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
 /**
@@ -20,5 +21,6 @@ export const all = [
   WebhooksSlice.slice,
   ChannelsSlice.slice,
   ConversationsSlice.slice,
-  MessagesSlice.slice
+  MessagesSlice.slice,
+  UsageSlice.slice
 ] as const

@@ -14,6 +14,10 @@ import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import { Sender } from "@leadline/webhook-worker/Sender"
 import * as Worker from "@leadline/webhook-worker/Worker"
+import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
+import * as MessageSender from "@leadline/core/messages/Sender"
+import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
 
 export interface Target {
@@ -34,13 +38,22 @@ export interface Running extends Target {
 
 export interface StartOptions {
   /** The domain wiring to serve; the in-memory one unless given. */
-  readonly app?: Layer.Layer<Services.Services | DeliveryQueue, unknown> | undefined
+  readonly app?: Layer.Layer<Services.Services | DeliveryQueue | OutboundQueue, unknown> | undefined
   readonly maxBodyBytes?: number | undefined
   /** How long an API request may take before it is answered 503; 30 s unless set. */
   readonly requestTimeoutSeconds?: number | undefined
   readonly readiness?: Layer.Layer<Readiness> | undefined
   /** Per-key limits (in memory); off unless given. */
   readonly rateLimit?: RateLimit.RateLimitSettings | undefined
+  readonly messaging?:
+    | {
+        /** Run the message sender in the server (the default), or not. */
+        readonly sender?: boolean | undefined
+        /** What the sender sends through: the simulator (statuses at once) unless given. */
+        readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services> | undefined
+        readonly senderOptions?: MessageSender.Options | undefined
+      }
+    | undefined
   readonly webhooks?:
     | {
         /** http and loopback receivers (the mock receiver), as `WEBHOOK_ALLOW_PRIVATE_URLS=true` allows. */
@@ -81,11 +94,19 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
               : Layer.succeed(GuardedLookup.Resolver, options.webhooks.resolver)
           )
         )
+  // The transport serves the sender and, for the simulator, the operator's customer route.
+  const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
+  const messageSender =
+    options.messaging?.sender === false
+      ? Layer.empty
+      : MessageSender.layer({ ratePerChannel: 0, ...options.messaging?.senderOptions })
   const layer = HttpRouter.serve(
     Layer.mergeAll(
       Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }),
-      worker
+      worker,
+      messageSender
     ).pipe(
+      Layer.provide(transport),
       Layer.provide(app),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),

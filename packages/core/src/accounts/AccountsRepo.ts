@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Account, User } from "./Account.ts"
+import type { Account, PlanId, User } from "./Account.ts"
 
 /** Accounts, their users and subscriptions. */
 export class AccountsRepo extends Context.Service<
@@ -8,9 +8,9 @@ export class AccountsRepo extends Context.Service<
     /** Creates the account together with its owner user. */
     readonly insertAccount: (account: Account, owner: User) => Effect.Effect<void>
     readonly findAccount: (accountId: string) => Effect.Effect<Account | undefined>
+    /** Moves the account to another plan; false when there is no such account. */
+    readonly setPlan: (accountId: string, planId: PlanId) => Effect.Effect<boolean>
     readonly insertUser: (user: User) => Effect.Effect<void>
     readonly findUser: (accountId: string, userId: string) => Effect.Effect<User | undefined>
-    /** Messages the account sent at or after `since` (ISO time). */
-    readonly countMessagesSentSince: (accountId: string, since: string) => Effect.Effect<number>
   }
 >()("core/AccountsRepo") {}

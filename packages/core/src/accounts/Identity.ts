@@ -5,6 +5,7 @@ import type { PermissionDenied } from "../Errors.ts"
 import { PLANS, PlanId, Role } from "./Account.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
+import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
 
 export const Me = Schema.Struct({
   account: Schema.Struct({
@@ -24,11 +25,6 @@ export const Usage = Schema.Struct({
 }).annotate({ identifier: "Usage" })
 
 /** Start of the current calendar month, UTC. */
-const monthStart = (millis: number): string => {
-  const now = new Date(millis)
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString()
-}
-
 /** What the caller may learn about itself: `/api/me` and `/api/usage`. */
 export class Identity extends Context.Service<
   Identity,
@@ -41,6 +37,7 @@ export class Identity extends Context.Service<
     Identity,
     Effect.gen(function* () {
       const accounts = yield* AccountsRepo
+      const messageUsage = yield* MessageUsage
 
       const me = Effect.map(CurrentPrincipal, (principal) => ({
         account: {
@@ -59,7 +56,8 @@ export class Identity extends Context.Service<
         const account = yield* accounts.findAccount(principal.accountId)
         // The key's account exists as long as the key does; a miss here is a broken store.
         if (account === undefined) return yield* Effect.die(new Error(`account ${principal.accountId} vanished`))
-        const used = yield* accounts.countMessagesSentSince(account.id, monthStart(yield* Clock.currentTimeMillis))
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        const used = yield* messageUsage.used(account.id, periodOf(now))
         return {
           usage: { messages_used: used, messages_limit: PLANS[account.planId] },
           subscription: { plan_id: account.planId, status: account.subscriptionStatus }

@@ -40,6 +40,8 @@ export const KeySummary = Schema.Struct({
 }).annotate({ identifier: "ApiKeySummary" })
 
 export const SetScopes = Schema.Struct({ scopes: ScopeList })
+export const SetPlan = Schema.Struct({ plan_id: PlanId })
+export const AccountPlan = Schema.Struct({ account_id: Schema.String, plan_id: PlanId })
 export const RevokedKey = Schema.Struct({ id: Schema.String, revoked: Schema.Boolean })
 
 const summarize = (key: ApiKey): typeof KeySummary.Type => ({
@@ -74,6 +76,8 @@ export class Operator extends Context.Service<
       scopes: ReadonlyArray<Scopes.Scope>
     ) => Effect.Effect<typeof KeySummary.Type, NotFound>
     readonly revokeKey: (keyId: string) => Effect.Effect<typeof RevokedKey.Type, NotFound>
+    /** The next send is held to the new plan's limit (CONTRACT-MESSAGING §0a.7). */
+    readonly setPlan: (accountId: string, planId: PlanId) => Effect.Effect<typeof AccountPlan.Type, NotFound>
   }
 >()("core/Operator") {
   static readonly layer = Layer.effect(
@@ -180,7 +184,14 @@ export class Operator extends Context.Service<
         return { id: keyId, revoked: true }
       }, Tracing.span("Operator.revokeKey"))
 
-      return Operator.of({ createAccount, createUser, createKey, listKeys, setScopes, revokeKey })
+      const setPlan = Effect.fnUntraced(function* (accountId: string, planId: PlanId) {
+        if (!(yield* accounts.setPlan(accountId, planId))) {
+          return yield* new NotFound({ resource: "account", id: accountId })
+        }
+        return { account_id: accountId, plan_id: planId }
+      }, Tracing.span("Operator.setPlan"))
+
+      return Operator.of({ createAccount, createUser, createKey, listKeys, setScopes, revokeKey, setPlan })
     })
   )
 }

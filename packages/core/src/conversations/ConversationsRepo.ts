@@ -17,6 +17,10 @@ export class ConversationsRepo extends Context.Service<
       id: string,
       inbound: { readonly at: string; readonly waId: string; readonly now: string }
     ) => Effect.Effect<void>
+    /** A message went out: the thread's latest activity moves, its status does not (§4.2). */
+    readonly recordOutbound: (accountId: string, id: string, now: string) => Effect.Effect<void>
+    /** Records WhatsApp's `wa_id` for the conversation's contact if it had none. */
+    readonly learnWaId: (accountId: string, id: string, waId: string) => Effect.Effect<void>
     /** The lead whose conversation on this channel has WhatsApp's `wa_id`, if any. */
     readonly leadByWaId: (accountId: string, channelId: string, waId: string) => Effect.Effect<string | undefined>
   }

@@ -1,15 +1,39 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
+import { AccountsRepo } from "../accounts/AccountsRepo.ts"
+import { PLANS } from "../accounts/Account.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
+import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
+import { type Conversation, DAY_MILLIS } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
-import { NotFound, type PermissionDenied } from "../Errors.ts"
+import {
+  Conflict,
+  decodeInput,
+  InvalidInput,
+  LimitReached,
+  NotFound,
+  type PermissionDenied,
+  WindowClosed
+} from "../Errors.ts"
+import * as Ids from "../Ids.ts"
+import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
-import type { Message } from "./Message.ts"
+import { Transactor } from "../Transactor.ts"
+import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import { type Message, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
 type Needs = CurrentPrincipal
+type SendError = PermissionDenied | NotFound | Conflict | InvalidInput | WindowClosed | LimitReached
 
-/** Reading messages: `messages.view` (`conversations:read` or `messages:send`). */
+const reference = (path: string, message: string) =>
+  new InvalidInput({ message: `Invalid request body: ${path}: ${message}`, details: [{ path, message }] })
+
+/**
+ * Reading and sending messages: `messages.view` reads (`conversations:read` or
+ * `messages:send`), `messages.send` sends. A send is queued (201 `queued`); the sender
+ * worker hands it to the provider.
+ */
 export class Messages extends Context.Service<
   Messages,
   {
@@ -18,13 +42,28 @@ export class Messages extends Context.Service<
       page: Pagination.Page
     ) => Effect.Effect<{ messages: ReadonlyArray<Message>; meta: Pagination.Meta }, PermissionDenied | NotFound, Needs>
     readonly get: (id: string) => Effect.Effect<Message, PermissionDenied | NotFound, Needs>
+    /** Into an existing conversation. */
+    readonly send: (conversationId: string, input: SendMessage) => Effect.Effect<Message, SendError, Needs>
+    /** To a lead: its conversation on the channel is found or made (`pending`). */
+    readonly sendToLead: (input: SendToLead) => Effect.Effect<Message, SendError, Needs>
   }
 >()("core/Messages") {
-  static readonly layer: Layer.Layer<Messages, never, MessagesRepo | ConversationsRepo> = Layer.effect(
+  static readonly layer: Layer.Layer<
+    Messages,
+    never,
+    MessagesRepo | ConversationsRepo | ChannelsRepo | LeadsRepo | AccountsRepo | MessageUsage | Transactor
+  > = Layer.effect(
     Messages,
     Effect.gen(function* () {
       const repo = yield* MessagesRepo
       const conversations = yield* ConversationsRepo
+      const channels = yield* ChannelsRepo
+      const leads = yield* LeadsRepo
+      const accounts = yield* AccountsRepo
+      const usage = yield* MessageUsage
+      const transactor = yield* Transactor
+      const decodeSend = decodeInput(SendMessage, "message")
+      const decodeSendToLead = decodeInput(SendToLead, "message")
 
       const list = Effect.fnUntraced(function* (conversationId: string, page: Pagination.Page) {
         const principal = yield* authorize("messages.view")
@@ -40,7 +79,128 @@ export class Messages extends Context.Service<
         return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "message", id }))
       }, Tracing.span("Messages.get"))
 
-      return Messages.of({ list, get })
+      /** The checks of §5.2 after the conversation is known, in their order, then the queued message. */
+      const queue = Effect.fnUntraced(function* (
+        accountId: string,
+        userId: string,
+        conversation: Conversation,
+        input: SendMessage
+      ) {
+        const channel = yield* channels.find(accountId, conversation.channel_id)
+        if (channel === undefined || channel.status !== "active") {
+          return yield* new Conflict({ message: "The channel is disabled" })
+        }
+        const nowMillis = yield* Clock.currentTimeMillis
+        if (
+          input.type === "text" &&
+          (conversation.last_inbound_at === null || Date.parse(conversation.last_inbound_at) + DAY_MILLIS <= nowMillis)
+        ) {
+          return yield* new WindowClosed()
+        }
+        const now = new Date(nowMillis).toISOString()
+        const account = yield* accounts.findAccount(accountId)
+        if (account === undefined) return yield* Effect.die(new Error(`account ${accountId} vanished`))
+        const limit = PLANS[account.planId]
+        const period = periodOf(now)
+        if (!(yield* usage.reserve(accountId, period, 1, limit))) {
+          const used = yield* usage.used(accountId, period)
+          return yield* new LimitReached({ used, limit, plan: account.planId })
+        }
+        const message: Message = {
+          id: yield* Ids.make("msg"),
+          conversation_id: conversation.id,
+          lead_id: conversation.lead_id,
+          channel_id: channel.id,
+          direction: "outbound",
+          type: input.type,
+          text: input.type === "text" ? input.text! : null,
+          template:
+            input.type === "template"
+              ? {
+                  name: input.template!.name,
+                  language: input.template!.language,
+                  components: input.template!.components ?? []
+                }
+              : null,
+          media: null,
+          status: "queued",
+          error: null,
+          external_id: null,
+          sender_type: "user",
+          sender_id: userId,
+          campaign_id: null,
+          scheduled_at: null,
+          provider_timestamp: null,
+          provider_payload: null,
+          created_at: now,
+          updated_at: now,
+          sent_at: null,
+          delivered_at: null,
+          read_at: null,
+          failed_at: null
+        }
+        yield* repo.insertOutbound(accountId, message)
+        yield* conversations.recordOutbound(accountId, conversation.id, now)
+        return message
+      })
+
+      const send = Effect.fnUntraced(function* (conversationId: string, raw: SendMessage) {
+        const principal = yield* authorize("messages.send")
+        const input = yield* decodeSend(raw)
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const conversation = yield* conversations.find(principal.accountId, conversationId)
+            if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: conversationId })
+            return yield* queue(principal.accountId, principal.userId, conversation, input)
+          })
+        )
+      }, Tracing.span("Messages.send"))
+
+      const sendToLead = Effect.fnUntraced(function* (raw: SendToLead) {
+        const principal = yield* authorize("messages.send")
+        const { lead_id, channel_id, ...input } = yield* decodeSendToLead(raw)
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            // An id in a body that names nothing in the account is the caller's mistake (§0a.5).
+            if ((yield* leads.find(accountId, lead_id)) === undefined) {
+              return yield* reference("lead_id", "no such lead in this account")
+            }
+            let channelId: string
+            if (channel_id !== undefined) {
+              if ((yield* channels.find(accountId, channel_id)) === undefined) {
+                return yield* reference("channel_id", "no such channel in this account")
+              }
+              channelId = channel_id
+            } else {
+              const active = yield* channels.active(accountId)
+              if (active.length === 0) return yield* new Conflict({ message: "No WhatsApp channel is connected" })
+              if (active.length > 1) {
+                return yield* reference("channel_id", "required when the account has more than one active channel")
+              }
+              channelId = active[0]!.id
+            }
+            const now = yield* Ids.now
+            const conversation = yield* conversations.findOrCreate(accountId, {
+              id: yield* Ids.make("cv"),
+              lead_id,
+              channel_id: channelId,
+              status: "pending",
+              assigned_user_id: null,
+              snoozed_until: null,
+              contact_wa_id: null,
+              last_message_at: null,
+              last_inbound_at: null,
+              service_window_expires_at: null,
+              created_at: now,
+              updated_at: now
+            })
+            return yield* queue(accountId, principal.userId, conversation, input)
+          })
+        )
+      }, Tracing.span("Messages.sendToLead"))
+
+      return Messages.of({ list, get, send, sendToLead })
     })
   )
 }

@@ -11,5 +11,17 @@ export class MessagesRepo extends Context.Service<
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
     /** Stores an inbound message; false when one with its `external_id` is on the channel already. */
     readonly insertInbound: (accountId: string, message: Message) => Effect.Effect<boolean>
+    /** The message, locked for the caller's transaction where the store can lock. */
+    readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Message | undefined>
+    /** An outbound message by WhatsApp's id on a channel. */
+    readonly findByExternalId: (
+      accountId: string,
+      channelId: string,
+      externalId: string
+    ) => Effect.Effect<Message | undefined>
+    /** Writes a merged delivery state (status, error, times, `external_id` once known). */
+    readonly saveDelivery: (accountId: string, message: Message) => Effect.Effect<void>
+    /** Stores a queued outbound message for the sender (and wakes it where the store can). */
+    readonly insertOutbound: (accountId: string, message: Message) => Effect.Effect<void>
   }
 >()("core/MessagesRepo") {}

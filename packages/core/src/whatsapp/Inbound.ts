@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Redacted } from "effect"
-import type { Principal } from "../auth/Principal.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
+import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import type { Conversation } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
@@ -12,6 +12,7 @@ import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import type { Message } from "../messages/Message.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
+import { MessageStatuses } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import { Transactor } from "../Transactor.ts"
 import * as MetaSignature from "./MetaSignature.ts"
@@ -38,16 +39,6 @@ export type Receipt =
 
 const MAX_NAME = 200
 
-/** Workers and webhooks have no API key: events are recorded for the channel's account by the system. */
-const systemPrincipal = (accountId: string): Principal => ({
-  accountId,
-  userId: "system",
-  ownerUserId: "system",
-  role: "owner",
-  keyId: "whatsapp",
-  scopes: []
-})
-
 /**
  * WhatsApp's webhook (CONTRACT-MESSAGING §6.1): verified over the raw bytes, then each
  * item on its own, all items of one POST in one transaction. A duplicate (Meta redelivers)
@@ -68,7 +59,7 @@ export class Inbound extends Context.Service<
   static readonly layer: Layer.Layer<
     Inbound,
     never,
-    ChannelsRepo | LeadsRepo | ConversationsRepo | MessagesRepo | Transactor | Outbox
+    ChannelsRepo | LeadsRepo | ConversationsRepo | MessagesRepo | MessageStatuses | Transactor | Outbox
   > = Layer.effect(
     Inbound,
     Effect.gen(function* () {
@@ -78,6 +69,7 @@ export class Inbound extends Context.Service<
       const messages = yield* MessagesRepo
       const transactor = yield* Transactor
       const outbox = yield* Outbox
+      const statuses = yield* MessageStatuses
       const app = yield* MetaApp
       const warned = new Set<string>()
 
@@ -186,6 +178,32 @@ export class Inbound extends Context.Service<
         return true
       })
 
+      /**
+       * A status for one of our messages: found by WhatsApp's id, else by the id we sent as
+       * `biz_opaque_callback_data` (a status can beat the send's own answer). Unknown ids are
+       * messages sent another way: acknowledged, ignored.
+       */
+      const applyStatus = Effect.fnUntraced(function* (
+        accountId: string,
+        channelId: string,
+        item: MetaWebhook.StatusUpdate
+      ) {
+        const byExternal = yield* messages.findByExternalId(accountId, channelId, item.externalId)
+        const byCallback =
+          byExternal === undefined && item.callbackData !== null
+            ? yield* messages.find(accountId, item.callbackData)
+            : undefined
+        const message = byExternal ?? (byCallback?.channel_id === channelId ? byCallback : undefined)
+        if (message === undefined) return false
+        yield* statuses.apply(
+          accountId,
+          message.id,
+          { status: item.status, at: item.timestamp.toISOString(), error: item.error },
+          { externalId: item.externalId, waId: item.recipientId }
+        )
+        return true
+      })
+
       const receive = (raw: Uint8Array, signature: string | undefined) =>
         Effect.gen(function* () {
           if (!MetaSignature.verify(Redacted.value(app.appSecret), raw, signature)) {
@@ -217,15 +235,20 @@ export class Inbound extends Context.Service<
                   return
                 }
                 const { accountId, channel } = connection
+                const asSystem = Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
                 for (const item of change.messages) {
-                  const isNew = yield* storeMessage(accountId, channel.id, item).pipe(
-                    Effect.provideService(CurrentPrincipal, systemPrincipal(accountId))
-                  )
+                  const isNew = yield* asSystem(storeMessage(accountId, channel.id, item))
                   if (isNew) stored++
                   else duplicates++
                 }
-                // Statuses update outbound messages, which the API cannot send yet: acknowledged, not applied.
-                skipped += change.statuses.length
+                for (const item of change.statuses) {
+                  if (!(yield* asSystem(applyStatus(accountId, channel.id, item)))) skipped++
+                }
+                for (const error of change.errors) {
+                  yield* Effect.logWarning(
+                    `WhatsApp reported an error for phone_number_id ${change.phoneNumberId}: ${error.code ?? "?"} ${error.title ?? ""} ${error.message ?? ""}`
+                  )
+                }
               }),
               { discard: true }
             ).pipe(Effect.provideService(Outbox, outbox))

@@ -8,7 +8,9 @@ import {
   CreateKey,
   CreateUser,
   KeySummary,
+  AccountPlan,
   RevokedKey,
+  SetPlan,
   SetScopes
 } from "@leadline/core/accounts/Operator"
 import { Id } from "@leadline/core/Text"
@@ -17,6 +19,13 @@ import { NotFound } from "../WireErrors.ts"
 import { AdminAuthentication } from "./AdminAuthentication.ts"
 
 const AccountId = { account_id: Id }
+
+const SimulatedCustomer = Schema.Struct({
+  phone_number_id: Id.annotate({ description: "The channel's number at Meta" }),
+  from: Id.annotate({ description: "The customer's WhatsApp number: digits as Meta sends them, or E.164" }),
+  name: Schema.optional(Schema.NullOr(Schema.String)),
+  text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(4096))
+}).annotate({ identifier: "SimulatedCustomer" })
 const KeyId = { key_id: Id }
 
 export class AdminApi extends HttpApiGroup.make("admin")
@@ -59,6 +68,28 @@ export class AdminApi extends HttpApiGroup.make("admin")
       error: NotFound
     }).annotateMerge(
       OpenApi.annotations({ summary: "Change a key's scopes", description: "Takes effect on the key's next request." })
+    ),
+    HttpApiEndpoint.patch("setPlan", "/accounts/:account_id", {
+      params: AccountId,
+      payload: SetPlan,
+      success: AccountPlan,
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Change an account's plan",
+        description: "The new monthly message limit holds from the next send on."
+      })
+    ),
+    HttpApiEndpoint.post("simulateCustomer", "/simulator/whatsapp/inbound", {
+      payload: SimulatedCustomer,
+      success: Schema.Struct({ external_id: Schema.String }).pipe(HttpApiSchema.status(202)),
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Play a customer writing in (simulator only)",
+        description:
+          "Signs a WhatsApp text message as Meta would and posts it through the real inbound webhook. Exists only with `WHATSAPP_TRANSPORT=simulator` (404 otherwise)."
+      })
     ),
     HttpApiEndpoint.delete("revokeKey", "/keys/:key_id", {
       params: KeyId,

@@ -1,14 +1,18 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
 import { HttpApiBuilder } from "effect/http-api"
 import { Operator } from "@leadline/core/accounts/Operator"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"
+import { NotFound } from "../WireErrors.ts"
 
 export const layer = HttpApiBuilder.group(
   Api,
   "admin",
   Effect.fnUntraced(function* (handlers) {
     const operator = yield* Operator
+    // Offered by the simulator transport only: without it the route answers as if it did not exist.
+    const simulator = yield* Effect.serviceOption(CustomerSimulator)
     return handlers
       .handle("createAccount", ({ payload }) => operator.createAccount(payload))
       .handle("createUser", ({ params, payload }) => wire(operator.createUser(params.account_id, payload)))
@@ -16,5 +20,18 @@ export const layer = HttpApiBuilder.group(
       .handle("listKeys", ({ params }) => wire(Effect.map(operator.listKeys(params.account_id), (keys) => ({ keys }))))
       .handle("setScopes", ({ params, payload }) => wire(operator.setScopes(params.key_id, payload.scopes)))
       .handle("revokeKey", ({ params }) => wire(operator.revokeKey(params.key_id)))
+      .handle("setPlan", ({ params, payload }) => wire(operator.setPlan(params.account_id, payload.plan_id)))
+      .handle("simulateCustomer", ({ payload }) =>
+        Option.match(simulator, {
+          onNone: () => Effect.fail(new NotFound({ error: "No such route" })),
+          onSome: (customer) =>
+            customer.playCustomer({
+              phoneNumberId: payload.phone_number_id,
+              from: payload.from,
+              name: payload.name,
+              text: payload.text
+            })
+        })
+      )
   })
 )

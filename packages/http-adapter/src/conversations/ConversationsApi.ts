@@ -1,12 +1,16 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conversation, ListQueryFields } from "@leadline/core/conversations/Conversation"
-import { Message } from "@leadline/core/messages/Message"
+import { Message, SendMessage } from "@leadline/core/messages/Message"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
+import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
-import { Forbidden, NotFound } from "../WireErrors.ts"
+import { Conflict, Forbidden, MessageLimitReached, NotFound, ValidationError, WindowClosed } from "../WireErrors.ts"
+
+/** What a send can answer besides 201 (CONTRACT-MESSAGING §5.2, in the order they are checked). */
+export const SEND_ERRORS = [Forbidden, NotFound, ValidationError, Conflict, WindowClosed, MessageLimitReached] as const
 
 export const ConversationList = Schema.Struct({ conversations: Schema.Array(Conversation), meta: Meta }).annotate({
   identifier: "ConversationList"
@@ -42,6 +46,18 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       error: [Forbidden, NotFound]
     }).annotateMerge(
       OpenApi.annotations({ summary: "List a conversation's messages", description: `Newest first. ${READ}` })
+    ),
+    Idempotent.create("send", "/:id/messages", {
+      params: ConversationId,
+      payload: SendMessage,
+      success: Message,
+      error: SEND_ERRORS
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Send a message in a conversation",
+        description:
+          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. Free-form `text` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
+      })
     )
   )
   .middleware(RequestErrors)

@@ -19,5 +19,6 @@ export const layer = HttpApiBuilder.group(
       )
       .handle("get", ({ params }) => wire(conversations.get(params.id)).pipe(Respond.ok))
       .handle("messages", ({ params, query }) => wire(messages.list(params.id, page(query))).pipe(Respond.ok))
+      .handle("send", ({ params, payload }) => wire(messages.send(params.id, payload)).pipe(Respond.created))
   })
 )

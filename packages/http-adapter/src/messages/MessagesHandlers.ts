@@ -10,6 +10,8 @@ export const layer = HttpApiBuilder.group(
   "messages",
   Effect.fnUntraced(function* (handlers) {
     const messages = yield* Messages
-    return handlers.handle("get", ({ params }) => wire(messages.get(params.id)).pipe(Respond.ok))
+    return handlers
+      .handle("get", ({ params }) => wire(messages.get(params.id)).pipe(Respond.ok))
+      .handle("send", ({ payload }) => wire(messages.sendToLead(payload)).pipe(Respond.created))
   })
 )

@@ -16,13 +16,18 @@ export const layer = Layer.sync(AccountsRepo)(() => {
         users.insert(tx, owner)
       }),
     findAccount: (accountId) => Effect.sync(() => accounts.get(accountId)),
+    setPlan: (accountId, planId) =>
+      atomically((tx) => {
+        const account = accounts.get(accountId)
+        if (account === undefined) return false
+        accounts.update(tx, { ...account, planId })
+        return true
+      }),
     insertUser: (user) => atomically((tx) => users.insert(tx, user)),
     findUser: (accountId, userId) =>
       Effect.sync(() => {
         const user = users.get(userId)
         return user?.accountId === accountId ? user : undefined
-      }),
-    // Messages arrive with the conversations issue; until then none were sent.
-    countMessagesSentSince: () => Effect.succeed(0)
+      })
   })
 })

@@ -72,6 +72,21 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
           }
         })
       }),
+    recordOutbound: (accountId, id, now) =>
+      atomically((tx) => {
+        const current = find(accountId, id)
+        if (current === undefined) return
+        conversations.update(tx, {
+          accountId,
+          conversation: { ...current, last_message_at: later(current.last_message_at, now), updated_at: now }
+        })
+      }),
+    learnWaId: (accountId, id, waId) =>
+      atomically((tx) => {
+        const current = find(accountId, id)
+        if (current === undefined || current.contact_wa_id !== null) return
+        conversations.update(tx, { accountId, conversation: { ...current, contact_wa_id: waId } })
+      }),
     leadByWaId: (accountId, channelId, waId) =>
       Effect.sync(() => {
         for (const { conversation } of conversations.scan("account", accountId)) {

@@ -1,6 +1,10 @@
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, PubSub } from "effect"
+import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
+import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
+import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
 
@@ -9,34 +13,138 @@ interface Row {
   readonly message: Message
 }
 
-/** Messages by conversation, newest first; a wamid is unique on its channel. */
-export const layer = Layer.sync(MessagesRepo)(() => {
-  const messages = MemoryTable.make({
-    primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.message.id),
-    unique: {
-      external: (row) =>
-        row.message.external_id === null
-          ? undefined
-          : MemoryTable.key(row.accountId, row.message.channel_id, row.message.external_id)
-    },
-    indexes: { conversation: (row) => MemoryTable.key(row.accountId, row.message.conversation_id) },
-    order: MemoryTable.newestFirst(
-      (row: Row) => row.message.created_at,
-      (row) => row.message.id
-    )
-  })
+/** What the sender keeps on a queued message (the SQL columns of migration 0007). */
+interface Sending {
+  notBefore: number
+  leaseUntil: number
+  sendingSince: number | null
+  attempts: number
+}
 
-  return MessagesRepo.of({
-    list: (accountId, conversationId, page) =>
-      Effect.sync(() => {
-        const slice = messages.page("conversation", MemoryTable.key(accountId, conversationId), page)
-        return { items: slice.items.map((row) => row.message), total: slice.total }
-      }),
-    find: (accountId, id) => Effect.sync(() => messages.get(MemoryTable.key(accountId, id))?.message),
-    insertInbound: (accountId, message) =>
-      Effect.map(
-        atomically((tx) => messages.insert(tx, { accountId, message })),
-        (violation) => violation === undefined
+/**
+ * Messages by conversation, newest first; a wamid is unique on its channel. The sender's
+ * queue reads the same table: one process, so a claim is a plain loop over queued rows.
+ */
+export const layer = Layer.effectContext(
+  Effect.gen(function* () {
+    const channels = yield* ChannelsRepo
+    const conversations = yield* ConversationsRepo
+    const leads = yield* LeadsRepo
+    const wake = yield* PubSub.sliding<void>(1)
+    const signal = () => Effect.runFork(PubSub.publish(wake, undefined))
+    const messages = MemoryTable.make({
+      primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.message.id),
+      unique: {
+        external: (row) =>
+          row.message.external_id === null
+            ? undefined
+            : MemoryTable.key(row.accountId, row.message.channel_id, row.message.external_id)
+      },
+      indexes: { conversation: (row) => MemoryTable.key(row.accountId, row.message.conversation_id) },
+      order: MemoryTable.newestFirst(
+        (row: Row) => row.message.created_at,
+        (row) => row.message.id
       )
+    })
+    const sending = new Map<string, Sending>()
+    const find = (accountId: string, id: string) => messages.get(MemoryTable.key(accountId, id))?.message
+
+    const repo = MessagesRepo.of({
+      list: (accountId, conversationId, page) =>
+        Effect.sync(() => {
+          const slice = messages.page("conversation", MemoryTable.key(accountId, conversationId), page)
+          return { items: slice.items.map((row) => row.message), total: slice.total }
+        }),
+      find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+      findForUpdate: (accountId, id) => Effect.sync(() => find(accountId, id)),
+      findByExternalId: (accountId, channelId, externalId) =>
+        Effect.sync(() => messages.find("external", MemoryTable.key(accountId, channelId, externalId))?.message),
+      saveDelivery: (accountId, message) =>
+        atomically((tx) => {
+          messages.update(tx, { accountId, message })
+          if (message.status !== "queued") sending.delete(MemoryTable.key(accountId, message.id))
+        }),
+      insertOutbound: (accountId, message) =>
+        atomically((tx) => {
+          messages.insert(tx, { accountId, message })
+          tx.onCommit(() => {
+            sending.set(MemoryTable.key(accountId, message.id), {
+              notBefore: Date.parse(message.scheduled_at ?? message.created_at),
+              leaseUntil: 0,
+              sendingSince: null,
+              attempts: 0
+            })
+            signal()
+          })
+        }),
+      insertInbound: (accountId, message) =>
+        Effect.map(
+          atomically((tx) => messages.insert(tx, { accountId, message })),
+          (violation) => violation === undefined
+        )
+    })
+
+    const queue = OutboundQueue.of({
+      claim: (_worker, now, leaseMillis, limit) =>
+        Effect.gen(function* () {
+          const due: Array<{ key: string; row: Row; state: Sending }> = []
+          for (const [key, state] of sending) {
+            const row = messages.get(key)
+            if (row === undefined || row.message.status !== "queued") {
+              sending.delete(key)
+              continue
+            }
+            if (state.notBefore <= now && state.leaseUntil <= now) due.push({ key, row, state })
+          }
+          const lane = (row: Row) => (row.message.campaign_id === null ? 0 : 1)
+          due.sort(
+            (a, b) =>
+              lane(a.row) - lane(b.row) ||
+              a.state.notBefore - b.state.notBefore ||
+              (a.row.message.id < b.row.message.id ? -1 : 1)
+          )
+          const claimed: Array<ClaimedMessage> = []
+          for (const { row, state } of due.slice(0, limit)) {
+            const interrupted = state.sendingSince !== null
+            state.leaseUntil = now + leaseMillis
+            if (!interrupted) {
+              state.sendingSince = now
+              state.attempts++
+            }
+            const { accountId, message } = row
+            const channel = yield* channels.find(accountId, message.channel_id)
+            const connection = channel === undefined ? undefined : yield* channels.connection(channel.phone_number_id)
+            const conversation = yield* conversations.find(accountId, message.conversation_id)
+            const lead = yield* leads.find(accountId, message.lead_id)
+            if (channel === undefined || connection === undefined || conversation === undefined || lead === undefined) {
+              continue
+            }
+            claimed.push({
+              accountId,
+              message,
+              channel: {
+                phoneNumberId: channel.phone_number_id,
+                accessToken: connection.accessToken,
+                active: channel.status === "active"
+              },
+              to: conversation.contact_wa_id ?? lead.phone.slice(1),
+              attempts: state.attempts,
+              interrupted
+            })
+          }
+          return claimed
+        }),
+      retryLater: (accountId, id, notBefore) =>
+        Effect.sync(() => {
+          const state = sending.get(MemoryTable.key(accountId, id))
+          if (state === undefined) return
+          state.notBefore = notBefore
+          state.leaseUntil = 0
+          state.sendingSince = null
+        }),
+      wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
+    })
+
+    return Context.make(MessagesRepo, repo).pipe(Context.add(OutboundQueue, queue))
   })
-})
+)

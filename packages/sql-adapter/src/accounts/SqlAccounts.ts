@@ -40,6 +40,12 @@ export const layer = Layer.effect(
                 VALUES (${owner.id}, ${owner.accountId}, ${owner.role}, ${owner.createdAt}::timestamptz)`
           )
         ).pipe(Effect.asVoid),
+      setPlan: (accountId, planId) =>
+        isUuid(accountId)
+          ? orDie(sql`UPDATE accounts SET plan_id = ${planId} WHERE id = ${accountId}::uuid RETURNING id`).pipe(
+              Effect.map((rows) => rows.length === 1)
+            )
+          : Effect.succeed(false),
       findAccount: (accountId) =>
         isUuid(accountId)
           ? orDie(
@@ -69,9 +75,7 @@ export const layer = Layer.effect(
                 decodeUsers
               )
             ).pipe(Effect.map(([row]) => row))
-          : Effect.succeed(undefined),
-      // Messages arrive with the conversations issue; until then none were sent.
-      countMessagesSentSince: () => Effect.succeed(0)
+          : Effect.succeed(undefined)
     })
   })
 )

@@ -59,15 +59,19 @@ export const layer = Layer.effect(
         ),
       findOrCreate: (accountId, fresh) =>
         Effect.gen(function* () {
-          // DO UPDATE (a no-op) rather than DO NOTHING, so the existing row comes back in the same statement.
-          const [row] = yield* read(sql`
+          // DO NOTHING and a read, not a no-op DO UPDATE: that would lock the row for the rest of
+          // the transaction, ahead of the usage counters, and invite a deadlock with their slow path.
+          const [made] = yield* read(sql`
             INSERT INTO conversations (account_id, id, lead_id, channel_id, status, assigned_user_id, snoozed_until,
               contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at)
             VALUES (${accountId}::uuid, ${fresh.id}, ${fresh.lead_id}, ${fresh.channel_id}, ${fresh.status}, NULL, NULL,
               ${fresh.contact_wa_id}, NULL, NULL, ${fresh.created_at}::timestamptz, ${fresh.updated_at}::timestamptz)
-            ON CONFLICT (account_id, channel_id, lead_id) DO UPDATE SET lead_id = EXCLUDED.lead_id
+            ON CONFLICT (account_id, channel_id, lead_id) DO NOTHING
             RETURNING ${columns}`)
-          return row!
+          if (made !== undefined) return made
+          const [found] = yield* read(sql`SELECT ${columns} FROM conversations
+            WHERE account_id = ${accountId}::uuid AND channel_id = ${fresh.channel_id} AND lead_id = ${fresh.lead_id}`)
+          return found!
         }),
       recordInbound: (accountId, id, inbound) =>
         orDie(sql`
@@ -77,6 +81,14 @@ export const layer = Layer.effect(
             last_message_at = greatest(last_message_at, ${inbound.now}::timestamptz),
             status = 'open', snoozed_until = NULL, updated_at = ${inbound.now}::timestamptz
           WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
+      recordOutbound: (accountId, id, now) =>
+        orDie(sql`
+          UPDATE conversations SET last_message_at = greatest(last_message_at, ${now}::timestamptz),
+            updated_at = ${now}::timestamptz
+          WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
+      learnWaId: (accountId, id, waId) =>
+        orDie(sql`UPDATE conversations SET contact_wa_id = ${waId}
+                  WHERE account_id = ${accountId}::uuid AND id = ${id} AND contact_wa_id IS NULL`).pipe(Effect.asVoid),
       leadByWaId: (accountId, channelId, waId) =>
         orDie(sql<{ lead_id: string }>`
           SELECT lead_id FROM conversations

@@ -1,5 +1,12 @@
 import * as Slice from "../Slice.ts"
+import { Layer } from "effect"
+import * as MessageSending0007 from "./migrations/0007_message_sending.ts"
 import * as SqlMessages from "./SqlMessages.ts"
+import * as SqlOutboundQueue from "./SqlOutboundQueue.ts"
 
-/** Messages in and out; their table comes with conversations' migration 0005. */
-export const slice = Slice.make({ name: "messages", layer: SqlMessages.layer, migrations: [] })
+/** Messages in and out (their table came with conversations' migration 0005), and the sender's queue. */
+export const slice = Slice.make({
+  name: "messages",
+  layer: Layer.mergeAll(SqlMessages.layer, SqlOutboundQueue.layer),
+  migrations: [MessageSending0007.migration]
+})

@@ -3,6 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { Media, Message, MessageError } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import { orDie, Timestamp } from "../internal/store.ts"
+import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
 // jsonb read as text (the drivers differ in parsing it); the inbound payload is kept as the text WhatsApp's JSON parsed to.
 const JsonText = <S extends Schema.Top & { readonly DecodingServices: never; readonly EncodingServices: never }>(
@@ -25,11 +26,45 @@ const Row = Schema.Struct({
   read_at: Time,
   failed_at: Time
 })
-const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+export const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 
-const COLUMNS = `id, conversation_id, lead_id, channel_id, direction, type, text, template::text AS template,
-  media::text AS media, status, error::text AS error, external_id, sender_type, sender_id, campaign_id, scheduled_at,
-  provider_timestamp, provider_payload, created_at, updated_at, sent_at, delivered_at, read_at, failed_at`
+// jsonb columns are read as text: the drivers differ in whether they parse jsonb.
+const AS_TEXT = new Set(["template", "media", "error"])
+const NAMES = [
+  "id",
+  "conversation_id",
+  "lead_id",
+  "channel_id",
+  "direction",
+  "type",
+  "text",
+  "template",
+  "media",
+  "status",
+  "error",
+  "external_id",
+  "sender_type",
+  "sender_id",
+  "campaign_id",
+  "scheduled_at",
+  "provider_timestamp",
+  "provider_payload",
+  "created_at",
+  "updated_at",
+  "sent_at",
+  "delivered_at",
+  "read_at",
+  "failed_at"
+]
+
+/** The columns a message row is read from, of the table or of `alias`. */
+export const columnsOf = (alias?: string) =>
+  NAMES.map((name) => {
+    const column = alias === undefined ? name : `${alias}.${name}`
+    return AS_TEXT.has(name) ? `${column}::text AS ${name}` : column
+  }).join(", ")
+
+const COLUMNS = columnsOf()
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
@@ -54,6 +89,26 @@ export const layer = Layer.effect(
         read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => row)
         ),
+      findForUpdate: (accountId, id) =>
+        read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id} FOR UPDATE`).pipe(
+          Effect.map(([row]) => row)
+        ),
+      findByExternalId: (accountId, channelId, externalId) =>
+        read(sql`SELECT ${columns} FROM messages
+                 WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = ${externalId}`).pipe(
+          Effect.map(([row]) => row)
+        ),
+      saveDelivery: (accountId, m) =>
+        // A message leaving the queue drops its lease: no sender holds it any more.
+        orDie(sql`
+          UPDATE messages SET status = ${m.status}, error = ${jsonOrNull(m.error)}::jsonb, external_id = ${m.external_id},
+            provider_timestamp = ${m.provider_timestamp}::timestamptz, updated_at = ${m.updated_at}::timestamptz,
+            sent_at = ${m.sent_at}::timestamptz, delivered_at = ${m.delivered_at}::timestamptz,
+            read_at = ${m.read_at}::timestamptz, failed_at = ${m.failed_at}::timestamptz,
+            lease_until = CASE WHEN ${m.status} = 'queued' THEN lease_until END,
+            lease_owner = CASE WHEN ${m.status} = 'queued' THEN lease_owner END,
+            sending_since = CASE WHEN ${m.status} = 'queued' THEN sending_since END
+          WHERE account_id = ${accountId}::uuid AND id = ${m.id}`).pipe(Effect.asVoid),
       insertInbound: (accountId, m) =>
         // ON CONFLICT on the wamid: a redelivery is found by the index, and the transaction goes on.
         orDie(sql<{ id: string }>`
@@ -66,7 +121,20 @@ export const layer = Layer.effect(
             ${m.scheduled_at}::timestamptz, ${m.provider_timestamp}::timestamptz, ${jsonOrNull(m.provider_payload)},
             ${m.created_at}::timestamptz, ${m.updated_at}::timestamptz)
           ON CONFLICT (account_id, channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-          RETURNING id`).pipe(Effect.map((rows) => rows.length === 1))
+          RETURNING id`).pipe(Effect.map((rows) => rows.length === 1)),
+      insertOutbound: (accountId, m) =>
+        // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
+        orDie(sql`
+          WITH inserted AS (
+            INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
+              status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
+            VALUES (${accountId}::uuid, ${m.id}, ${m.conversation_id}, ${m.lead_id}, ${m.channel_id}, ${m.direction},
+              ${m.type}, ${m.text}, ${jsonOrNull(m.template)}::jsonb, ${m.status}, ${m.sender_type}, ${m.sender_id},
+              ${m.campaign_id}, ${m.scheduled_at}::timestamptz, ${m.created_at}::timestamptz, ${m.updated_at}::timestamptz,
+              ${m.campaign_id === null ? 0 : 1}, coalesce(${m.scheduled_at}::timestamptz, ${m.created_at}::timestamptz))
+            RETURNING 1
+          )
+          SELECT pg_notify(${MESSAGES_CHANNEL}, '') FROM inserted`).pipe(Effect.asVoid)
     })
   })
 )

@@ -3,6 +3,8 @@ import type { AccountFixture } from "../Fixtures.ts"
 import { makeKey } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import * as Resource from "../Resource.ts"
+import { createChannel } from "../channels/ChannelsResource.ts"
+import { nextWaId } from "../conversations/ConversationsResource.ts"
 
 /** The keys of an account as the operator lists them. */
 export const keysOf = async (context: Resource.Context, account: AccountFixture) => {
@@ -77,6 +79,42 @@ export const resource: Resource.Resource = {
       needs: "admin token",
       succeeds: 200,
       request: (context, account) => withKey(context, account, { scopes: [] })
+    },
+    {
+      method: "PATCH",
+      path: "/admin/v1/accounts/{account_id}",
+      needs: "admin token",
+      succeeds: 200,
+      request: async (context, account) => {
+        const usage = async () =>
+          (await call(context.target, "GET", "/api/usage", { auth: account.ownerKey })).body.subscription
+        const before = await usage()
+        return {
+          path: `/admin/v1/accounts/${account.accountId}`,
+          json: { plan_id: "scale" },
+          unchanged: async () => expect(await usage()).toEqual(before)
+        }
+      }
+    },
+    {
+      method: "POST",
+      path: "/admin/v1/simulator/whatsapp/inbound",
+      needs: "admin token",
+      succeeds: 202,
+      request: async (context, account) => {
+        const channel = await createChannel(context.target, account.ownerKey)
+        const conversations = async () =>
+          (
+            await call(context.target, "GET", `/api/v1/conversations?channel_id=${channel.id}`, {
+              auth: account.ownerKey
+            })
+          ).body.conversations
+        return {
+          path: "/admin/v1/simulator/whatsapp/inbound",
+          json: { phone_number_id: channel.phone_number_id, from: nextWaId(), text: "Hello from the simulator" },
+          unchanged: async () => expect(await conversations()).toEqual([])
+        }
+      }
     },
     {
       method: "DELETE",

@@ -7,7 +7,8 @@ import { createChannel } from "../channels/ChannelsResource.ts"
 import { call } from "../Http.ts"
 import { forbidden } from "../internal/wire.ts"
 import type { ContractContext } from "../Slice.ts"
-import { makeConversation, nextWaId, postWebhook } from "./ConversationsResource.ts"
+import { makeAccount } from "../Fixtures.ts"
+import { makeConversation, nextWaId, postWebhook, TEMPLATE_SEND } from "./ConversationsResource.ts"
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, "..", "..", "fixtures", "whatsapp", name))
 
@@ -175,7 +176,7 @@ export const contract = (context: ContractContext) => {
         name: "Ada Customer",
         text: "second",
         externalId: `wamid.${crypto.randomUUID()}`,
-        timestamp: new Date()
+        timestamp: new Date(channel.created_at as string)
       })
       expect((await postWebhook(context.target, again)).status).toBe(200)
       const conversations = await conversationsOfChannel(channel.id)
@@ -197,6 +198,222 @@ export const contract = (context: ContractContext) => {
         auth: context.other.ownerKey
       })
       expect(other.status).toBe(404)
+    })
+  })
+
+  describe("sending", () => {
+    const send = (key: string, conversationId: string, body: unknown, headers?: Record<string, string>) =>
+      call(context.target, "POST", `/api/v1/conversations/${conversationId}/messages`, {
+        auth: key,
+        json: body,
+        headers
+      })
+    const usage = async (key: string) =>
+      (await call(context.target, "GET", "/api/usage", { auth: key })).body.usage as {
+        messages_used: number
+        messages_limit: number
+      }
+
+    it("queues a text inside the 24-hour window and a template at any time, and counts both", async () => {
+      const account = await makeAccount(context.target, { keys: { sender: ["messages:send"] } })
+      const sender = account.keys.sender!.apiKey
+      const { conversation, channel } = await makeConversation(context.target, account.ownerKey)
+      const text = await send(sender, conversation.id, { type: "text", text: "Your order shipped today." })
+      expect(text.status, text.text).toBe(201)
+      expect(text.body).toMatchObject({
+        conversation_id: conversation.id,
+        lead_id: conversation.lead_id,
+        channel_id: channel.id,
+        direction: "outbound",
+        type: "text",
+        text: "Your order shipped today.",
+        template: null,
+        status: "queued",
+        error: null,
+        external_id: null,
+        sender_type: "user",
+        sender_id: account.ownerUserId
+      })
+      const template = await send(sender, conversation.id, {
+        type: "template",
+        template: { name: "order_shipped", language: "en_US", components: [{ type: "body", parameters: [] }] }
+      })
+      expect(template.status, template.text).toBe(201)
+      expect(template.body.template).toEqual({
+        name: "order_shipped",
+        language: "en_US",
+        components: [{ type: "body", parameters: [] }]
+      })
+      const read = await call(context.target, "GET", `/api/v1/messages/${text.body.id}`, { auth: sender })
+      // The sender may have handed it on meanwhile: all but the delivery state is as answered.
+      const {
+        status: _s,
+        external_id: _e,
+        sent_at: _sa,
+        delivered_at: _da,
+        read_at: _ra,
+        updated_at: _u,
+        provider_timestamp: _p,
+        ...fixed
+      } = text.body
+      expect(read.body).toMatchObject(fixed)
+      expect(await usage(account.ownerKey)).toEqual({ messages_used: 2, messages_limit: 1000 })
+    })
+
+    it("refuses free text to a lead who never wrote (409), but sends a template; to a lead by id, on its only channel", async () => {
+      const account = await makeAccount(context.target)
+      const channel = await createChannel(context.target, account.ownerKey)
+      const lead = await call(context.target, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: { name: "Cold Lead", phone: "+14155550123" }
+      })
+      const text = await call(context.target, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { type: "text", text: "Hi!", lead_id: lead.body.id }
+      })
+      expect(text.status).toBe(409)
+      expect(text.body).toEqual({
+        error: "The customer has not written in the last 24 hours; send a template",
+        code: "customer_service_window_closed"
+      })
+      const template = await call(context.target, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id }
+      })
+      expect(template.status, template.text).toBe(201)
+      expect(template.body).toMatchObject({ channel_id: channel.id, lead_id: lead.body.id, status: "queued" })
+      const conversation = await call(context.target, "GET", `/api/v1/conversations/${template.body.conversation_id}`, {
+        auth: account.ownerKey
+      })
+      expect(conversation.body).toMatchObject({ status: "pending", lead_id: lead.body.id, last_inbound_at: null })
+      expect((await usage(account.ownerKey)).messages_used).toBe(1)
+    })
+
+    it("names bad references and bad bodies in details, and counts nothing", async () => {
+      const account = await makeAccount(context.target)
+      const { conversation } = await makeConversation(context.target, account.ownerKey)
+      const unknownLead = await call(context.target, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: "ld_00000000000000000000000000" }
+      })
+      expect(unknownLead.status).toBe(400)
+      expect(unknownLead.body.details).toEqual([{ path: "lead_id", message: "no such lead in this account" }])
+      for (const [body, path] of [
+        [{ type: "sms", text: "x" }, "type"],
+        [{ type: "text" }, "text"],
+        [{ type: "text", text: "x".repeat(4097) }, "text"],
+        [{ type: "template", template: { name: "Bad Name", language: "en_US" } }, "template.name"]
+      ] as const) {
+        const reply = await send(account.ownerKey, conversation.id, body)
+        expect(reply.status, JSON.stringify(body)).toBe(400)
+        expect(reply.body.code).toBe("validation_error")
+        expect(reply.body.details.map((d: { path: string }) => d.path)).toContain(path)
+      }
+      expect((await usage(account.ownerKey)).messages_used).toBe(0)
+    })
+
+    it("answers 409 for a disabled channel, 404 for another account's conversation, 403 for a read-only key", async () => {
+      const account = await makeAccount(context.target, { keys: { reader: ["conversations:read"] } })
+      const { conversation, channel } = await makeConversation(context.target, account.ownerKey)
+      const reader = await send(account.keys.reader!.apiKey, conversation.id, TEMPLATE_SEND)
+      expect(reader.status).toBe(403)
+      expect(reader.body).toEqual(forbidden("messages:send"))
+      const foreign = await send(context.other.ownerKey, conversation.id, TEMPLATE_SEND)
+      expect(foreign.status).toBe(404)
+      expect(foreign.body).toEqual({ error: `No conversation with id ${conversation.id}`, code: "not_found" })
+      await call(context.target, "PATCH", `/api/v1/channels/${channel.id}`, {
+        auth: account.ownerKey,
+        json: { status: "disabled" }
+      })
+      const disabled = await send(account.ownerKey, conversation.id, TEMPLATE_SEND)
+      expect(disabled.status).toBe(409)
+      expect(disabled.body).toEqual({ error: "The channel is disabled", code: "conflict" })
+      expect((await usage(account.ownerKey)).messages_used).toBe(0)
+    })
+
+    it("accepts exactly the sends left under the plan's limit when 20 race for 5, then 402", async () => {
+      const account = await makeAccount(context.target)
+      const { conversation } = await makeConversation(context.target, account.ownerKey)
+      // 995 of the free plan's 1,000, in parallel batches.
+      for (let sent = 0; sent < 995; sent += 25) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(25, 995 - sent) }, () => send(account.ownerKey, conversation.id, TEMPLATE_SEND))
+        )
+        expect(batch.filter((reply) => reply.status !== 201).map((reply) => `${reply.status} ${reply.text}`)).toEqual(
+          []
+        )
+      }
+      const race = await Promise.all(
+        Array.from({ length: 20 }, () => send(account.ownerKey, conversation.id, TEMPLATE_SEND))
+      )
+      expect(race.filter((reply) => reply.status === 201)).toHaveLength(5)
+      const refused = race.filter((reply) => reply.status === 402)
+      expect(refused).toHaveLength(15)
+      expect(refused[0]!.body).toEqual({
+        error: "Monthly message limit reached: 1000 of 1000 on plan free",
+        code: "message_limit_reached"
+      })
+      expect(await usage(account.ownerKey)).toEqual({ messages_used: 1000, messages_limit: 1000 })
+      const listed = await call(context.target, "GET", `/api/v1/conversations/${conversation.id}/messages?limit=1`, {
+        auth: account.ownerKey
+      })
+      // The inbound message that opened the conversation, and the 1,000 sends.
+      expect(listed.body.meta.total).toBe(1001)
+      // A thousand sends through the embedded database, with the sender at work beside them, take a while.
+    }, 180_000)
+  })
+
+  describe("operator", () => {
+    it("moves an account to another plan: the new limit holds from the next send", async () => {
+      const account = await makeAccount(context.target)
+      const moved = await call(context.target, "PATCH", `/admin/v1/accounts/${account.accountId}`, {
+        auth: context.target.adminToken,
+        json: { plan_id: "pro" }
+      })
+      expect(moved.status, moved.text).toBe(200)
+      expect(moved.body).toEqual({ account_id: account.accountId, plan_id: "pro" })
+      const usage = await call(context.target, "GET", "/api/usage", { auth: account.ownerKey })
+      expect(usage.body).toEqual({
+        usage: { messages_used: 0, messages_limit: 10000 },
+        subscription: { plan_id: "pro", status: "active" }
+      })
+      const unknown = await call(context.target, "PATCH", "/admin/v1/accounts/00000000-0000-4000-8000-000000000000", {
+        auth: context.target.adminToken,
+        json: { plan_id: "pro" }
+      })
+      expect(unknown.status).toBe(404)
+      const bad = await call(context.target, "PATCH", `/admin/v1/accounts/${account.accountId}`, {
+        auth: context.target.adminToken,
+        json: { plan_id: "platinum" }
+      })
+      expect(bad.status).toBe(400)
+    })
+
+    it("plays a customer writing in through the simulator, as WhatsApp would deliver it", async () => {
+      const account = await makeAccount(context.target)
+      const channel = await createChannel(context.target, account.ownerKey)
+      const played = await call(context.target, "POST", "/admin/v1/simulator/whatsapp/inbound", {
+        auth: context.target.adminToken,
+        json: { phone_number_id: channel.phone_number_id, from: "+14155550142", name: "Grace", text: "Is it in stock?" }
+      })
+      expect(played.status, played.text).toBe(202)
+      expect(played.body.external_id).toMatch(/^wamid\.SIM/)
+      const [conversation] = (
+        await call(context.target, "GET", `/api/v1/conversations?channel_id=${channel.id}`, { auth: account.ownerKey })
+      ).body.conversations
+      expect(conversation).toMatchObject({ status: "open", contact_wa_id: "14155550142" })
+      const messages = await call(context.target, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: account.ownerKey
+      })
+      expect(messages.body.messages).toMatchObject([
+        { direction: "inbound", text: "Is it in stock?", external_id: played.body.external_id }
+      ])
+      // The customer wrote: a free-form reply may go now.
+      const reply = await call(context.target, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: account.ownerKey,
+        json: { type: "text", text: "Yes, two left." }
+      })
+      expect(reply.status, reply.text).toBe(201)
     })
   })
 }

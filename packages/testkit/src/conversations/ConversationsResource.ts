@@ -7,10 +7,16 @@ import { neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
+/** A template send: templates need no open 24-hour window. */
+export const TEMPLATE_SEND = { type: "template", template: { name: "hello_world", language: "en_US" } }
+
 let senderCounter = 0
-/** WhatsApp's `from` of a customer no test has used: digits, no plus. */
+/**
+ * WhatsApp's `from` of a customer no test has used: digits, no plus. It ends in 9, never in
+ * one of the simulator's scripted endings (0001 to 0005).
+ */
 export const nextWaId = () =>
-  `1650${String(process.pid % 1000).padStart(3, "0")}${String(++senderCounter).padStart(4, "0")}`
+  `1650${String(process.pid % 1000).padStart(3, "0")}${String(++senderCounter % 1000).padStart(3, "0")}9`
 
 /** Posts bytes to the WhatsApp webhook as Meta would: signed with the server's app secret unless `signature` is given. */
 export const postWebhook = (target: Target, raw: Uint8Array, signature?: string | null) => {
@@ -36,7 +42,8 @@ export const makeConversation = async (target: Target, key: string, text = "Hell
     name: "Ada Customer",
     text,
     externalId: `wamid.${crypto.randomUUID()}`,
-    timestamp: new Date()
+    // The server's time (its clock may have been moved by a test), so the 24-hour window is open.
+    timestamp: new Date(channel.created_at as string)
   })
   const reply = await postWebhook(target, raw)
   expect(reply.status).toBe(200)
@@ -102,6 +109,17 @@ export const conversations: Resource.Resource = {
       request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}` }))
     },
     {
+      method: "POST",
+      path: "/api/v1/conversations/{id}/messages",
+      needs: ["messages:send"],
+      succeeds: 201,
+      addresses: (id) => ({ path: `/api/v1/conversations/${id}/messages`, json: TEMPLATE_SEND }),
+      request: Resource.aimedAt(conversationIsolation, (id) => ({
+        path: `/api/v1/conversations/${id}/messages`,
+        json: TEMPLATE_SEND
+      }))
+    },
+    {
       method: "GET",
       path: "/api/v1/conversations/{id}/messages",
       needs: [...reads],
@@ -134,6 +152,24 @@ export const messages: Resource.Resource = {
   name: "messages",
   routes: [
     {
+      method: "POST",
+      path: "/api/v1/messages",
+      needs: ["messages:send"],
+      succeeds: 201,
+      request: async ({ target }, account) => {
+        const { conversation, channel } = await makeConversation(target, account.ownerKey)
+        const before = await readAt(`/api/v1/conversations/${conversation.id}/messages`)(target, account.ownerKey)
+        return {
+          path: "/api/v1/messages",
+          json: { ...TEMPLATE_SEND, lead_id: conversation.lead_id, channel_id: channel.id },
+          unchanged: async () =>
+            expect(await readAt(`/api/v1/conversations/${conversation.id}/messages`)(target, account.ownerKey)).toEqual(
+              before
+            )
+        }
+      }
+    },
+    {
       method: "GET",
       path: "/api/v1/messages/{id}",
       needs: [...reads],
@@ -148,7 +184,14 @@ export const messages: Resource.Resource = {
       {
         name: "messages",
         account: "account_id",
-        rows: Resource.uncounted("made by inbound WhatsApp messages, which no API route sends")
+        rows: Resource.uncounted(
+          "a send adds one, but deleting a lead removes its conversations' messages, as many as it had, and WhatsApp's webhook adds more"
+        )
+      },
+      {
+        name: "message_usage",
+        account: "account_id",
+        rows: Resource.uncounted("64 stripes per account and month, made by the month's first send")
       }
     ],
     ids: {

@@ -1,11 +1,13 @@
 import type { Admits } from "../Slice.ts"
 
-/** conversations:read or messages:send read conversations and messages (CONTRACT-MESSAGING §11). */
+/** conversations:read or messages:send read conversations and messages; messages:send sends (CONTRACT-MESSAGING §11). */
 const reads = ["conversations:read", "messages:send", "all 16 scopes", "full access"] as const
 
 export const admits: Admits = {
   "GET /api/v1/conversations": reads,
   "GET /api/v1/conversations/{id}": reads,
   "GET /api/v1/conversations/{id}/messages": reads,
-  "GET /api/v1/messages/{id}": reads
+  "GET /api/v1/messages/{id}": reads,
+  "POST /api/v1/conversations/{id}/messages": ["messages:send", "all 16 scopes", "full access"],
+  "POST /api/v1/messages": ["messages:send", "all 16 scopes", "full access"]
 }

@@ -1,0 +1,43 @@
+import { Context, type Effect, type Redacted, type Scope } from "effect"
+import type { Message } from "./Message.ts"
+
+/** A queued outbound message a sender holds under a lease, with what sending it needs. */
+export interface ClaimedMessage {
+  readonly accountId: string
+  readonly message: Message
+  readonly channel: {
+    readonly phoneNumberId: string
+    readonly accessToken: Redacted.Redacted<string>
+    readonly active: boolean
+  }
+  /** The conversation's `contact_wa_id`, else the lead's phone without "+". */
+  readonly to: string
+  /** Sends begun for it so far, this one included. */
+  readonly attempts: number
+  /**
+   * An earlier claim began a send whose outcome was never recorded (its sender died):
+   * the provider may have it, so it must not be sent again.
+   */
+  readonly interrupted: boolean
+}
+
+/**
+ * The sender's side of the outbound messages (CONTRACT-MESSAGING §7.1): due queued messages,
+ * replies before campaign traffic, each under a lease so two senders never hold one. A claim
+ * records that a send is beginning before the provider is called.
+ */
+export class OutboundQueue extends Context.Service<
+  OutboundQueue,
+  {
+    readonly claim: (
+      worker: string,
+      now: number,
+      leaseMillis: number,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<ClaimedMessage>>
+    /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */
+    readonly retryLater: (accountId: string, id: string, notBefore: number) => Effect.Effect<void>
+    /** Signals queued messages (an effect that waits for the next signal); senders also poll. */
+    readonly wakeups: Effect.Effect<Effect.Effect<void>, never, Scope.Scope>
+  }
+>()("core/OutboundQueue") {}

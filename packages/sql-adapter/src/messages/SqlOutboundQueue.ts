@@ -1,0 +1,74 @@
+import { Effect, Layer, Redacted } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import { orDie } from "../internal/store.ts"
+import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
+import { columnsOf, decodeRows } from "./SqlMessages.ts"
+
+const at = (millis: number) => new Date(millis).toISOString()
+
+export const layer = Layer.effect(
+  OutboundQueue,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const notifications = yield* Notifications
+    const columns = sql.unsafe(columnsOf("m"))
+
+    return OutboundQueue.of({
+      // One statement: due messages in lane order, skipping those another sender holds, leased,
+      // and marked as being sent (committed before any provider call). A message whose lease ran
+      // out while `sending_since` was set comes back `interrupted`: its outcome is unknown.
+      claim: (worker, now, leaseMillis, limit) =>
+        orDie(
+          Effect.gen(function* () {
+            const rows = yield* sql<Record<string, unknown>>`
+              WITH due AS (
+                SELECT account_id, id, sending_since IS NOT NULL AS interrupted FROM messages
+                WHERE status = 'queued' AND not_before <= ${at(now)}::timestamptz
+                  AND (lease_until IS NULL OR lease_until <= ${at(now)}::timestamptz)
+                ORDER BY priority, not_before, id
+                LIMIT ${limit}::int
+                FOR UPDATE SKIP LOCKED
+              ), claimed AS (
+                UPDATE messages m SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker},
+                  sending_since = coalesce(m.sending_since, ${at(now)}::timestamptz),
+                  attempts = m.attempts + (CASE WHEN due.interrupted THEN 0 ELSE 1 END)
+                FROM due WHERE m.account_id = due.account_id AND m.id = due.id
+                RETURNING m.*, due.interrupted
+              )
+              SELECT ${columns}, m.account_id::text AS claim_account, m.attempts AS claim_attempts,
+                     m.interrupted AS claim_interrupted, c.phone_number_id AS claim_number,
+                     c.access_token AS claim_token, c.status AS claim_channel_status,
+                     coalesce(cv.contact_wa_id, substr(l.phone, 2)) AS claim_to
+              FROM claimed m
+              JOIN channels c ON c.account_id = m.account_id AND c.id = m.channel_id
+              JOIN conversations cv ON cv.account_id = m.account_id AND cv.id = m.conversation_id
+              JOIN leads l ON l.account_id = m.account_id AND l.id = m.lead_id
+              ORDER BY m.priority, m.not_before, m.id`
+            const messages = yield* decodeRows(rows)
+            return messages.map((message, i) => {
+              const row = rows[i]!
+              return {
+                accountId: row.claim_account as string,
+                message,
+                channel: {
+                  phoneNumberId: row.claim_number as string,
+                  accessToken: Redacted.make(row.claim_token as string),
+                  active: row.claim_channel_status === "active"
+                },
+                to: row.claim_to as string,
+                attempts: row.claim_attempts as number,
+                interrupted: row.claim_interrupted as boolean
+              }
+            })
+          })
+        ),
+      retryLater: (accountId, id, notBefore) =>
+        orDie(sql`
+          UPDATE messages SET not_before = ${at(notBefore)}::timestamptz, lease_until = NULL, lease_owner = NULL,
+            sending_since = NULL
+          WHERE account_id = ${accountId}::uuid AND id = ${id} AND status = 'queued'`).pipe(Effect.asVoid),
+      wakeups: notifications.listen(MESSAGES_CHANNEL)
+    })
+  })
+)

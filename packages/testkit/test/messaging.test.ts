@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { Layer } from "effect"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
+import { call } from "../src/Http.ts"
+import * as MockReceiver from "../src/MockReceiver.ts"
+import { makeConversation, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
+import * as TestDatabase from "../src/TestDatabase.ts"
+import * as TestServer from "../src/TestServer.ts"
+
+/**
+ * Sending end to end: the API queues, the sender in the server hands the message to the
+ * simulator, which plays WhatsApp's status webhooks back through the real inbound route;
+ * the events of each step reach a receiver on a real socket, signed as lead events are.
+ */
+
+const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs
+  let value = await probe()
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    value = await probe()
+  }
+  return value
+}
+
+const wirings: ReadonlyArray<
+  readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
+> = [
+  ["in memory", async () => ({ app: MemoryApp.layer, dispose: async () => {} })],
+  [
+    "on SQL",
+    async () => {
+      const database = await TestDatabase.make()
+      return { app: SqlApp.layer(database.config), dispose: () => database.dispose() }
+    }
+  ]
+]
+
+for (const [name, wiring] of wirings) {
+  describe(`sending ${name}`, () => {
+    let server: TestServer.Running
+    let receiver: MockReceiver.MockReceiver
+    let account: AccountFixture
+    let dispose: () => Promise<void>
+
+    beforeAll(async () => {
+      const made = await wiring()
+      dispose = made.dispose
+      server = await TestServer.start({
+        app: made.app,
+        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
+      })
+      receiver = await MockReceiver.start()
+      account = await makeAccount(server)
+    })
+    afterAll(async () => {
+      await receiver?.close()
+      await server?.close()
+      await dispose?.()
+    })
+
+    const message = async (id: string) =>
+      (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body
+
+    it("goes queued → sent → delivered → read, with message.sent and two message.status_changed, signed", async () => {
+      const endpoint = receiver.endpoint("/messages")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
+      })
+      expect(registered.status, registered.text).toBe(201)
+      endpoint.setSecret(registered.body.secret)
+      const { conversation } = await makeConversation(server, account.ownerKey)
+      const sent = await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: account.ownerKey,
+        json: { type: "text", text: "On its way" }
+      })
+      expect(sent.status, sent.text).toBe(201)
+      expect(sent.body.status).toBe("queued")
+      const final = await until(
+        () => message(sent.body.id),
+        (m) => m.status === "read"
+      )
+      expect(final).toMatchObject({ status: "read", error: null })
+      expect(final.external_id).toMatch(/^wamid\.SIM/)
+      for (const field of ["sent_at", "delivered_at", "read_at"]) expect(final[field], field).not.toBeNull()
+      const requests = await endpoint.waitFor(3, 10_000)
+      const events = requests.map((request) => JSON.parse(request.body))
+      expect(events.map((event) => event.type).sort()).toEqual([
+        "message.sent",
+        "message.status_changed",
+        "message.status_changed"
+      ])
+      for (const request of requests) expect(request.verified).toEqual({ service: true, standard: true })
+      const accepted = events.find((event) => event.type === "message.sent")!
+      expect(accepted.data).toMatchObject({ id: sent.body.id, external_id: final.external_id })
+      expect(
+        events
+          .filter((event) => event.type === "message.status_changed")
+          .map((event) => event.data.status)
+          .sort()
+      ).toEqual(["delivered", "read"])
+    })
+
+    it("fails a message WhatsApp cannot deliver, with the provider's code, and gives its usage back", async () => {
+      const { channel } = await makeConversation(server, account.ownerKey)
+      // The simulator's scripted number ending 0001: accepted, then a failed status (131026).
+      const lead = await call(server, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: { name: "Unreachable", phone: "+14155550001" }
+      })
+      const before = (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used
+      const sent = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
+      })
+      expect(sent.status, sent.text).toBe(201)
+      const final = await until(
+        () => message(sent.body.id),
+        (m) => m.status === "failed"
+      )
+      expect(final.status).toBe("failed")
+      expect(final.error).toMatchObject({ code: "provider_error", provider_code: 131026 })
+      const after = (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used
+      expect(after).toBe(before)
+    })
+
+    it("never sends twice after an unknown outcome, and revives the message when WhatsApp's status proves it arrived", async () => {
+      const { channel } = await makeConversation(server, account.ownerKey)
+      // Ending 0004: the send's outcome is unknown, but "Meta" took it and plays its statuses.
+      const lead = await call(server, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: { name: "Flaky Line", phone: "+14155550004" }
+      })
+      const sent = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
+      })
+      const final = await until(
+        () => message(sent.body.id),
+        (m) => m.status === "read"
+      )
+      expect(final).toMatchObject({ status: "read", error: null })
+      // Ending 0005: unknown, and nothing arrives: failed with outcome_unknown, for good.
+      const silent = await call(server, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: { name: "Silent Line", phone: "+14155550005" }
+      })
+      const lost = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: silent.body.id, channel_id: channel.id }
+      })
+      const failed = await until(
+        () => message(lost.body.id),
+        (m) => m.status === "failed"
+      )
+      expect(failed.error).toMatchObject({ code: "outcome_unknown", provider_code: null })
+    })
+  })
+}
+
+for (const [name, wiring] of wirings) {
+  describe(`a status before the send's own answer, ${name}`, () => {
+    let server: TestServer.Running
+    let receiver: MockReceiver.MockReceiver
+    let account: AccountFixture
+    let dispose: () => Promise<void>
+
+    beforeAll(async () => {
+      const made = await wiring()
+      dispose = made.dispose
+      server = await TestServer.start({
+        app: made.app,
+        messaging: { sender: false },
+        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
+      })
+      receiver = await MockReceiver.start()
+      account = await makeAccount(server)
+    })
+    afterAll(async () => {
+      await receiver?.close()
+      await server?.close()
+      await dispose?.()
+    })
+
+    it("takes a status that arrives before the send's answer, by our id: message.sent once", async () => {
+      // The sender is off here, so the status wins the race for certain.
+      const quiet = server
+      {
+        const { conversation, channel } = await makeConversation(quiet, account.ownerKey)
+        const endpoint = receiver.endpoint("/race")
+        const registered = await call(quiet, "POST", "/api/webhooks/endpoints", {
+          auth: account.ownerKey,
+          json: { url: endpoint.url, events: ["message.sent"] }
+        })
+        endpoint.setSecret(registered.body.secret)
+        const sent = await call(quiet, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+          auth: account.ownerKey,
+          json: TEMPLATE_SEND
+        })
+        // WhatsApp's "sent", carrying our id as biz_opaque_callback_data, before any send answered.
+        const early = MetaWebhook.statusPayload({
+          phoneNumberId: channel.phone_number_id,
+          displayPhoneNumber: "15550000000",
+          externalId: `wamid.EARLY${Date.now()}`,
+          status: "sent",
+          recipientId: "16505550000",
+          callbackData: sent.body.id,
+          timestamp: new Date(sent.body.created_at)
+        })
+        expect((await postWebhook(quiet, early)).status).toBe(200)
+        const read = (await call(quiet, "GET", `/api/v1/messages/${sent.body.id}`, { auth: account.ownerKey })).body
+        expect(read).toMatchObject({ status: "sent", external_id: expect.stringMatching(/^wamid\.EARLY/) })
+        // The same status again changes nothing and emits nothing.
+        expect((await postWebhook(quiet, early)).status).toBe(200)
+        const requests = await endpoint.waitFor(1, 10_000)
+        expect(requests.map((r) => JSON.parse(r.body).data)).toMatchObject([{ id: sent.body.id, status: "sent" }])
+      }
+    })
+  })
+}

@@ -1,0 +1,265 @@
+import { CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
+import {
+  type Accepted,
+  MessageTransport,
+  type OutboundBody,
+  type OutboundRequest,
+  OutcomeUnknown,
+  Rejected
+} from "@leadline/core/messages/MessageTransport"
+import * as Tracing from "@leadline/core/Tracing"
+import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
+import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import { Cause, Clock, Config, Context, Effect, Layer, Redacted, Schema, Scope } from "effect"
+import { Base64Url } from "effect/encoding"
+
+/**
+ * `MessageTransport` that plays Meta offline (CONTRACT-MESSAGING §6.4): it accepts a send,
+ * then delivers Meta-shaped status webhooks, signed with the deployment's app secret, to
+ * core's `Inbound.receive`, the handler behind `POST /webhooks/whatsapp`. Scripted recipients
+ * and template names produce the provider's failures, in the manner of Stripe's test cards.
+ */
+
+export interface Options {
+  /**
+   * Waits before the `sent`, `delivered` and `read` statuses, each counted from the one
+   * before it (`sent` from the accepted send), so the order holds whatever the values.
+   */
+  readonly delaysMs: readonly [number, number, number]
+}
+
+export const defaults: Options = { delaysMs: [0, 500, 2000] }
+
+/** The `display_phone_number` of every simulated channel. */
+export const DISPLAY_PHONE_NUMBER = "15550000000"
+
+/** The wamid Meta's stand-in gives our message id: the same id always gets the same wamid. */
+export const externalIdFor = (messageId: string): string => `wamid.SIM${Base64Url.encode(messageId)}`
+
+export interface SendRecord {
+  /** Our message id (`callbackData`). */
+  readonly messageId: string
+  readonly to: string
+  readonly body: OutboundBody
+  /** Clock time of the attempt, in milliseconds. */
+  readonly at: number
+  readonly outcome: "Accepted" | "Rejected" | "OutcomeUnknown"
+}
+
+export interface CustomerMessage {
+  readonly phoneNumberId: string
+  /** The customer's `wa_id`: digits as Meta sends them; E.164 with "+" is accepted too. */
+  readonly from: string
+  readonly name?: string | null | undefined
+  readonly text: string
+}
+
+/** The simulator's own controls: what was sent, and Meta's side of an inbound conversation. */
+export class Simulator extends Context.Service<
+  Simulator,
+  {
+    /** Every send attempt, in order, refused ones included. */
+    readonly sends: Effect.Effect<ReadonlyArray<SendRecord>>
+    /** How many times a send was attempted for our message id: 1 proves at-most-once. */
+    readonly countFor: (messageId: string) => Effect.Effect<number>
+    /** The customer writes in: a signed inbound text webhook, as Meta would post it. */
+    readonly playCustomer: (
+      message: CustomerMessage
+    ) => Effect.Effect<{ readonly external_id: string; readonly receipt: Receipt }>
+    /** Any Meta webhook body, signed and submitted as Meta would. */
+    readonly playWebhook: (raw: Uint8Array) => Effect.Effect<Receipt>
+  }
+>()("whatsapp-adapter/Simulator") {}
+
+type Step = { readonly status: MetaWebhook.DeliveryStatus; readonly afterMs: number }
+
+const undeliverable = { code: 131026, title: "Message undeliverable", message: "Message undeliverable" }
+
+const rateLimited = () =>
+  new Rejected({
+    retryable: true,
+    retryAfterMs: null,
+    providerCode: 130429,
+    message: "Rate limit hit",
+    channelError: false
+  })
+
+const missingTemplate = () =>
+  new Rejected({
+    retryable: false,
+    retryAfterMs: null,
+    providerCode: 132001,
+    message: "Template name does not exist in the translation",
+    channelError: false
+  })
+
+const randomWamid = (): string => `wamid.SIM${Base64Url.encode(globalThis.crypto.getRandomValues(new Uint8Array(18)))}`
+
+const stripPlus = (from: string): string => (from.startsWith("+") ? from.slice(1) : from)
+
+/** The transport, its log and the customer it plays, over the `Inbound` in context; the status fibers live in the current scope. */
+export const make = (
+  options: Partial<Options> = {}
+): Effect.Effect<Context.Context<MessageTransport | Simulator | CustomerSimulator>, never, Inbound | Scope.Scope> =>
+  Effect.gen(function* () {
+    const { delaysMs } = { ...defaults, ...options }
+    const inbound = yield* Inbound
+    const app = yield* MetaApp
+    const scope = yield* Scope.Scope
+    // Statuses are Meta's doing, not the caller's: they run with what the layer was built
+    // with, not with the sender's span, annotations or transaction.
+    const built = yield* Effect.context<never>()
+    const records: Array<SendRecord> = []
+
+    const signAndReceive = (raw: Uint8Array): Effect.Effect<Receipt> =>
+      inbound.receive(raw, MetaSignature.sign(Redacted.value(app.appSecret), raw))
+
+    const playStatus = (request: OutboundRequest, step: Step): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const raw = MetaWebhook.statusPayload({
+          phoneNumberId: request.channel.phoneNumberId,
+          displayPhoneNumber: DISPLAY_PHONE_NUMBER,
+          externalId: externalIdFor(request.callbackData),
+          status: step.status,
+          recipientId: request.to,
+          callbackData: request.callbackData,
+          timestamp: new Date(yield* Clock.currentTimeMillis),
+          error: step.status === "failed" ? undeliverable : undefined
+        })
+        const receipt = yield* signAndReceive(raw)
+        if (receipt._tag === "Unauthorized") {
+          yield* Effect.logWarning(
+            `WhatsApp simulator: the webhook refused the signature of the ${step.status} status of ${request.callbackData}`
+          )
+        }
+      }).pipe(
+        // One status lost must not stop the next: Meta would keep sending.
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logWarning(
+                `WhatsApp simulator: the ${step.status} status of ${request.callbackData} failed`,
+                cause
+              )
+        )
+      )
+
+    const play = (request: OutboundRequest, steps: ReadonlyArray<Step>) =>
+      Effect.forEach(steps, (step) => Effect.andThen(Effect.sleep(step.afterMs), playStatus(request, step)), {
+        discard: true
+      }).pipe(Effect.provideContext(built), Effect.forkIn(scope), Effect.asVoid)
+
+    const normal: ReadonlyArray<Step> = [
+      { status: "sent", afterMs: delaysMs[0] },
+      { status: "delivered", afterMs: delaysMs[1] },
+      { status: "read", afterMs: delaysMs[2] }
+    ]
+
+    const countNow = (messageId: string): number =>
+      records.reduce((count, record) => (record.messageId === messageId ? count + 1 : count), 0)
+
+    const send = Effect.fnUntraced(function* (request: OutboundRequest) {
+      const attempt = countNow(request.callbackData) + 1
+      const at = yield* Clock.currentTimeMillis
+      const record = (outcome: SendRecord["outcome"]) =>
+        Effect.sync(() => {
+          records.push({ messageId: request.callbackData, to: request.to, body: request.body, at, outcome })
+        })
+      const body = request.body
+      if (body.type === "template" && body.name.startsWith("missing_")) {
+        yield* record("Rejected")
+        return yield* missingTemplate()
+      }
+      const to = request.to
+      if (to.endsWith("0003") && attempt === 1) {
+        yield* record("Rejected")
+        return yield* rateLimited()
+      }
+      if (to.endsWith("0004")) {
+        yield* record("OutcomeUnknown")
+        yield* play(request, normal)
+        return yield* new OutcomeUnknown({
+          reason: "simulated: no answer after the request was written (Meta accepted it)"
+        })
+      }
+      if (to.endsWith("0005")) {
+        yield* record("OutcomeUnknown")
+        return yield* new OutcomeUnknown({
+          reason: "simulated: no answer after the request was written (Meta never got it)"
+        })
+      }
+      yield* record("Accepted")
+      yield* play(
+        request,
+        to.endsWith("0001") ? [{ status: "failed", afterMs: delaysMs[0] }] : to.endsWith("0002") ? [normal[0]!] : normal
+      )
+      const accepted: Accepted = { externalId: externalIdFor(request.callbackData), waId: to }
+      return accepted
+    }, Tracing.span("WhatsAppSimulator.send"))
+
+    const playCustomer = Effect.fnUntraced(function* (message: CustomerMessage) {
+      const externalId = randomWamid()
+      const raw = MetaWebhook.inboundTextPayload({
+        phoneNumberId: message.phoneNumberId,
+        displayPhoneNumber: DISPLAY_PHONE_NUMBER,
+        from: stripPlus(message.from),
+        name: message.name ?? null,
+        text: message.text,
+        externalId,
+        timestamp: new Date(yield* Clock.currentTimeMillis)
+      })
+      const receipt = yield* signAndReceive(raw)
+      if (receipt._tag === "Unauthorized") {
+        yield* Effect.logWarning("WhatsApp simulator: the webhook refused the signature of a customer message")
+      }
+      return { external_id: externalId, receipt }
+    }, Tracing.span("WhatsAppSimulator.playCustomer"))
+
+    const playWebhook = Effect.fnUntraced(function* (raw: Uint8Array) {
+      return yield* signAndReceive(raw)
+    }, Tracing.span("WhatsAppSimulator.playWebhook"))
+
+    return Context.make(MessageTransport, MessageTransport.of({ send })).pipe(
+      Context.add(
+        CustomerSimulator,
+        CustomerSimulator.of({
+          playCustomer: (input) => Effect.map(playCustomer(input), ({ external_id }) => ({ external_id }))
+        })
+      ),
+      Context.add(
+        Simulator,
+        Simulator.of({
+          sends: Effect.sync(() => records.slice()),
+          countFor: (messageId) => Effect.sync(() => countNow(messageId)),
+          playCustomer,
+          playWebhook
+        })
+      )
+    )
+  })
+
+/**
+ * `MessageTransport` and `Simulator`, signing with `MetaApp`'s secret (read when the layer
+ * is built). Statuses still on their way when the layer closes are dropped.
+ */
+export const layer = (
+  options: Partial<Options> = {}
+): Layer.Layer<MessageTransport | Simulator | CustomerSimulator, never, Inbound> => Layer.effectContext(make(options))
+
+const DELAYS = /^\s*\d+\s*,\s*\d+\s*,\s*\d+\s*$/
+
+/** `WHATSAPP_SIMULATOR_DELAYS_MS`: `sent,delivered,read` in whole milliseconds (default `0,500,2000`). */
+export const config: Config.Config<Options> = Config.all({
+  delaysMs: Config.schema(Schema.String.check(Schema.isPattern(DELAYS)), "WHATSAPP_SIMULATOR_DELAYS_MS").pipe(
+    Config.map((text): Options["delaysMs"] => {
+      const [sent, delivered, read] = text.split(",").map((part) => Number(part.trim()))
+      return [sent!, delivered!, read!]
+    }),
+    Config.withDefault(defaults.delaysMs)
+  )
+})
+
+/** `layer` with its options from the environment; a malformed setting fails the layer. */
+export const layerConfig: Layer.Layer<MessageTransport | Simulator | CustomerSimulator, Config.ConfigError, Inbound> =
+  Layer.unwrap(Effect.map(config, (options) => layer(options)))

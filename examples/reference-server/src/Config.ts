@@ -53,7 +53,16 @@ export const ServerConfig = Config.all({
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
-  logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const))
+  logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  whatsappTransport: Config.schema(Schema.Literals(["simulator", "cloud"]), "WHATSAPP_TRANSPORT").pipe(
+    Config.withDefault("simulator" as const)
+  ),
+  whatsappAppSecret: Config.option(Config.Redacted("WHATSAPP_APP_SECRET")),
+  whatsappVerifyToken: Config.option(Config.Redacted("WHATSAPP_VERIFY_TOKEN")),
+  whatsappSendRate: Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "WHATSAPP_SEND_RATE").pipe(
+    Config.withDefault(20)
+  ),
+  senderEnabled: Config.Boolean("WHATSAPP_SENDER_ENABLED").pipe(Config.withDefault(true))
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -12,7 +12,9 @@ import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { resolveToken } from "./AdminTokenFile.ts"
 import { adminTokenFromEnv, databaseConfig, logLevelName, ServerConfig, webhookSettings } from "./Config.ts"
 import * as RateLimits from "./RateLimits.ts"
+import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
+import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -29,14 +31,21 @@ const readinessFromDatabase = Layer.effect(
 export const serve = Effect.gen(function* () {
   const config = yield* ServerConfig
   const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
+  const metaApp = yield* WhatsApp.metaApp(config)
   const database = databaseConfig(config)
   const app = Layer.mergeAll(
     Server.routes({ maxBodyBytes: config.maxBodyBytes, requestTimeoutSeconds: config.requestTimeoutSeconds }).pipe(
       Layer.provide(RateLimits.layer(config))
     ),
     IdempotencyPurge.layer(),
-    config.workerEnabled ? Worker.layer(config) : Layer.empty
-  ).pipe(Layer.provide(Layer.succeed(AdminToken, adminToken)), Layer.provide(readinessFromDatabase))
+    config.workerEnabled ? Worker.layer(config) : Layer.empty,
+    WhatsApp.sender(config)
+  ).pipe(
+    // The transport serves the sender and, in simulator mode, the operator's customer route.
+    Layer.provide(WhatsApp.transport(config)),
+    Layer.provide(Layer.succeed(AdminToken, adminToken)),
+    Layer.provide(readinessFromDatabase)
+  )
   // The per-request access log is off: it costs on the hot path; errors are logged with their request id.
   // The database is opened and migrated before the port opens; the server answers 503 for the moment
   // between the port opening and the routes being attached (NodeServer.ts).
@@ -49,12 +58,18 @@ export const serve = Effect.gen(function* () {
       })
     ),
     Layer.provideMerge(SqlApp.layer(database)),
-    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
+    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
+    Layer.provide(Layer.succeed(MetaApp, metaApp))
   )
   yield* Effect.logInfo(
     database.url === undefined
       ? `Database: embedded PGlite in ${config.dataDir}`
       : "Database: PostgreSQL from DATABASE_URL"
+  )
+  yield* Effect.logInfo(
+    config.whatsappTransport === "cloud"
+      ? "WhatsApp: Meta's Cloud API; point your app's webhook at /webhooks/whatsapp"
+      : "WhatsApp: the simulator (offline); play a customer with POST /admin/v1/simulator/whatsapp/inbound"
   )
   yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
   return yield* Layer.launch(server).pipe(

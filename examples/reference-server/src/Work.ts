@@ -2,10 +2,12 @@ import { Effect, Layer } from "effect"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { databaseConfig, ServerConfig, webhookSettings } from "./Config.ts"
+import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
+import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 
 /**
- * Runs the webhook delivery worker alone, until interrupted. Several workers
+ * Runs the webhook delivery worker and the message sender alone, until interrupted. Several workers
  * (and servers) can share a PostgreSQL database; the embedded database belongs
  * to the server process, whose own worker then does the work.
  */
@@ -16,10 +18,13 @@ export const work = Effect.gen(function* () {
       ? `Webhook worker on the embedded database in ${config.dataDir} (stop the server first, or set DATABASE_URL)`
       : "Webhook worker on PostgreSQL from DATABASE_URL"
   )
+  const metaApp = yield* WhatsApp.metaApp(config)
   return yield* Layer.launch(
-    Worker.layer(config).pipe(
+    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config)).pipe(
+      Layer.provide(WhatsApp.transport(config)),
       Layer.provide(SqlApp.layer(databaseConfig(config))),
-      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config)))
+      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
+      Layer.provide(Layer.succeed(MetaApp, metaApp))
     )
   )
 })

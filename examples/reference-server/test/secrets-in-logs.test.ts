@@ -161,7 +161,7 @@ describe("the server log at debug level", () => {
     expect(linesWith("Listening on http://127.0.0.1:")).toHaveLength(1)
     expect(linesWith(/DEBUG .*webhook worker .* started/)).toHaveLength(1)
     // It says where the operator token is, which is fine: the path is not the token.
-    expect(linesWith(`made an operator token and saved it in ${dataDir}/admin-token`)).toHaveLength(1)
+    expect(linesWith(`No LEADLINE_ADMIN_TOKEN set: made one and saved it in ${dataDir}/admin-token`)).toHaveLength(1)
   })
 
   it("holds no API key, whole or without its prefix", () => {

@@ -1,0 +1,44 @@
+import { Effect, Layer, Option } from "effect"
+import * as MessageSender from "@leadline/core/messages/Sender"
+import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
+import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
+import type { ServerConfig } from "./Config.ts"
+import { resolveSecret } from "./SecretFile.ts"
+
+/**
+ * The Meta app's secret and verify token (CONTRACT-MESSAGING §0a.3): from the environment
+ * when set, in every transport mode; otherwise made once and kept in the data directory.
+ * The Cloud API mode refuses to start without both: Meta signs with the app's real secret.
+ */
+export const metaApp = (config: ServerConfig) =>
+  Effect.gen(function* () {
+    if (
+      config.whatsappTransport === "cloud" &&
+      (Option.isNone(config.whatsappAppSecret) || Option.isNone(config.whatsappVerifyToken))
+    ) {
+      return yield* Effect.fail(
+        new Error("WHATSAPP_TRANSPORT=cloud needs WHATSAPP_APP_SECRET and WHATSAPP_VERIFY_TOKEN (your Meta app's)")
+      )
+    }
+    const appSecret = yield* resolveSecret({
+      dataDir: config.dataDir,
+      name: "whatsapp-app-secret",
+      envName: "WHATSAPP_APP_SECRET",
+      fromEnv: Option.getOrUndefined(config.whatsappAppSecret)
+    })
+    const verifyToken = yield* resolveSecret({
+      dataDir: config.dataDir,
+      name: "whatsapp-verify-token",
+      envName: "WHATSAPP_VERIFY_TOKEN",
+      fromEnv: Option.getOrUndefined(config.whatsappVerifyToken)
+    })
+    return { appSecret, verifyToken }
+  })
+
+/** The transport the sender uses: the simulator (offline, the default) or Meta's Cloud API. */
+export const transport = (config: ServerConfig) =>
+  config.whatsappTransport === "cloud" ? CloudTransport.layerConfig : SimulatorTransport.layerConfig
+
+/** The message sender, unless `WHATSAPP_SENDER_ENABLED=false`. */
+export const sender = (config: ServerConfig) =>
+  config.senderEnabled ? MessageSender.layer({ ratePerChannel: config.whatsappSendRate }) : Layer.empty

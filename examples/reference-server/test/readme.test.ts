@@ -73,6 +73,11 @@ describe("the README", () => {
     expect(out).toContain('"status":"qualified"')
     expect(out).toContain('{"error":"Insufficient scope: requires leads:write","code":"forbidden"}')
     expect(out).toMatch(/\{"id":"ld_[0-9a-z]{26}","deleted":true\}/)
+    expect(out).toMatch(/"external_id":"wamid\.SIM[^"]+"\}/)
+    expect(out).toContain('"text":"Yes, two left. Shall I keep one for you?"')
+    expect(out).toContain('"status":"read"')
+    expect(out).toContain('"text":"Is the blue one in stock?"')
+    expect(out).toContain('"usage":{"messages_used":1,"messages_limit":1000}')
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 
@@ -83,6 +88,7 @@ describe("the README", () => {
     const me = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(me.status).toBe(200)
     const leads = await fetch(`${baseUrl}/api/v1/leads`, { headers: { authorization: `Bearer ${ownerKey}` } })
-    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(0)
+    // Ada was deleted; Grace, who wrote in on WhatsApp, is a lead.
+    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(1)
   })
 })

@@ -220,5 +220,86 @@ for (const [name, wiring] of wirings) {
         expect(requests.map((r) => JSON.parse(r.body).data)).toMatchObject([{ id: sent.body.id, status: "sent" }])
       }
     })
+
+    /** A Meta status for one of our messages, by our id. */
+    const status = (
+      phoneNumberId: string,
+      messageId: string,
+      value: "sent" | "delivered" | "read" | "failed",
+      at: string
+    ) =>
+      MetaWebhook.statusPayload({
+        phoneNumberId,
+        displayPhoneNumber: "15550000000",
+        externalId: `wamid.OOO${messageId}`,
+        status: value,
+        recipientId: "16505550000",
+        callbackData: messageId,
+        timestamp: new Date(at),
+        ...(value === "failed"
+          ? { error: { code: 131026, title: "Message undeliverable", message: "Undeliverable" } }
+          : {})
+      })
+
+    it("merges statuses that arrive out of order: read, then delivered, sent and failed change nothing", async () => {
+      const { conversation, channel } = await makeConversation(server, account.ownerKey)
+      const endpoint = receiver.endpoint("/out-of-order")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      const send = () =>
+        call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+          auth: account.ownerKey,
+          json: TEMPLATE_SEND
+        })
+      const first = (await send()).body
+      for (const value of ["read", "delivered", "sent", "failed"] as const) {
+        expect(
+          (await postWebhook(server, status(channel.phone_number_id, first.id, value, first.created_at))).status
+        ).toBe(200)
+      }
+      const read = (await call(server, "GET", `/api/v1/messages/${first.id}`, { auth: account.ownerKey })).body
+      expect(read).toMatchObject({ status: "read", error: null })
+      // Meta may skip "delivered" when a message is read at once: read implies it.
+      expect(read.delivered_at).not.toBeNull()
+      expect(read.sent_at).not.toBeNull()
+      // A second message's own event, delivered after the first's: a positive signal that nothing more is coming.
+      const second = (await send()).body
+      await postWebhook(server, status(channel.phone_number_id, second.id, "sent", second.created_at))
+      const requests = await endpoint.waitFor(2, 10_000)
+      const events = requests.map((r) => JSON.parse(r.body))
+      expect(events.map((e) => [e.type, e.data.id, e.data.status])).toEqual([
+        ["message.sent", first.id, "read"],
+        ["message.sent", second.id, "sent"]
+      ])
+    })
+
+    it("records a message WhatsApp delivers three times, twice at once, once, with one message.received", async () => {
+      const channel = (await makeConversation(server, account.ownerKey)).channel
+      const endpoint = receiver.endpoint("/received")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["message.received"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      const payload = (text: string) =>
+        MetaWebhook.inboundTextPayload({
+          phoneNumberId: channel.phone_number_id,
+          displayPhoneNumber: "16505551111",
+          from: "14155550177",
+          name: "Thrice",
+          text,
+          externalId: `wamid.${crypto.randomUUID()}`,
+          timestamp: new Date(channel.created_at as string)
+        })
+      const thrice = payload("only once")
+      await Promise.all([postWebhook(server, thrice), postWebhook(server, thrice)])
+      await postWebhook(server, thrice)
+      await postWebhook(server, payload("the sentinel"))
+      const requests = await endpoint.waitFor(2, 10_000)
+      expect(requests.map((r) => JSON.parse(r.body).data.text).sort()).toEqual(["only once", "the sentinel"])
+    })
   })
 }

@@ -32,6 +32,22 @@ export const DAY_MILLIS = 24 * 60 * 60 * 1000
 export const windowExpiry = (lastInboundAt: string | null): string | null =>
   lastInboundAt === null ? null : new Date(Date.parse(lastInboundAt) + DAY_MILLIS).toISOString()
 
+/** `PATCH /api/v1/conversations/{id}` (full access): the rules are the service's (§4.3). */
+export const UpdateConversation = Schema.Struct({
+  status: Schema.optional(ConversationStatus),
+  snoozed_until: Schema.optional(
+    Schema.NullOr(
+      Schema.String.check(
+        Schema.makeFilter(
+          (value: string) => !Number.isNaN(Date.parse(value)) || "snoozed_until must be an ISO 8601 time"
+        )
+      )
+    )
+  ),
+  assigned_user_id: Schema.optional(Schema.NullOr(Schema.String))
+}).annotate({ identifier: "UpdateConversation" })
+export type UpdateConversation = typeof UpdateConversation.Type
+
 export interface Filters {
   readonly status?: ConversationStatus | undefined
   /** A user id, or "none" for unassigned. */

@@ -1,9 +1,11 @@
-import { Context, Effect, Layer } from "effect"
-import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import { NotFound, type PermissionDenied } from "../Errors.ts"
+import { Clock, Context, Effect, Layer } from "effect"
+import { AccountsRepo } from "../accounts/AccountsRepo.ts"
+import { authorize, authorizeFullAccess, type CurrentPrincipal } from "../auth/Principal.ts"
+import { decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
-import type { Conversation, Filters } from "./Conversation.ts"
+import { type Conversation, type Filters, UpdateConversation } from "./Conversation.ts"
 import { ConversationsRepo } from "./ConversationsRepo.ts"
 
 type Needs = CurrentPrincipal
@@ -17,12 +19,20 @@ export class Conversations extends Context.Service<
       page: Pagination.Page
     ) => Effect.Effect<{ conversations: ReadonlyArray<Conversation>; meta: Pagination.Meta }, PermissionDenied, Needs>
     readonly get: (id: string) => Effect.Effect<Conversation, PermissionDenied | NotFound, Needs>
+    readonly update: (
+      id: string,
+      input: UpdateConversation
+    ) => Effect.Effect<Conversation, PermissionDenied | NotFound | InvalidInput, Needs>
   }
 >()("core/Conversations") {
-  static readonly layer: Layer.Layer<Conversations, never, ConversationsRepo> = Layer.effect(
+  static readonly layer: Layer.Layer<Conversations, never, ConversationsRepo | AccountsRepo> = Layer.effect(
     Conversations,
     Effect.gen(function* () {
       const repo = yield* ConversationsRepo
+      const accounts = yield* AccountsRepo
+      const decodeUpdate = decodeInput(UpdateConversation, "conversation")
+      const invalid = (path: string, message: string) =>
+        new InvalidInput({ message: `Invalid request body: ${path}: ${message}`, details: [{ path, message }] })
 
       const list = Effect.fnUntraced(function* (filters: Filters, page: Pagination.Page) {
         const principal = yield* authorize("conversations.view")
@@ -35,7 +45,49 @@ export class Conversations extends Context.Service<
         return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "conversation", id }))
       }, Tracing.span("Conversations.get"))
 
-      return Conversations.of({ list, get })
+      /** Full access (§13a.1). `snoozed_until` goes with `snoozed` only; any other status clears it. */
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateConversation) {
+        const principal = yield* authorizeFullAccess
+        const input = yield* decodeUpdate(raw)
+        const current = yield* repo.find(principal.accountId, id)
+        if (current === undefined) return yield* new NotFound({ resource: "conversation", id })
+        const status = input.status ?? current.status
+        if (input.snoozed_until != null && status !== "snoozed") {
+          return yield* invalid("snoozed_until", 'only with status "snoozed"')
+        }
+        const now = yield* Clock.currentTimeMillis
+        if (input.snoozed_until != null && Date.parse(input.snoozed_until) <= now) {
+          return yield* invalid("snoozed_until", "must be in the future")
+        }
+        if (
+          input.assigned_user_id != null &&
+          (yield* accounts.findUser(principal.accountId, input.assigned_user_id)) === undefined
+        ) {
+          return yield* new InvalidInput({
+            message: "assigned_user_id is not a user of this account",
+            details: [{ path: "assigned_user_id", message: "no such user in this account" }]
+          })
+        }
+        const next: Conversation = {
+          ...current,
+          status,
+          snoozed_until:
+            status !== "snoozed"
+              ? null
+              : input.snoozed_until === undefined
+                ? current.snoozed_until
+                : input.snoozed_until === null
+                  ? null
+                  : new Date(input.snoozed_until).toISOString(),
+          assigned_user_id: input.assigned_user_id === undefined ? current.assigned_user_id : input.assigned_user_id,
+          updated_at: yield* Ids.now
+        }
+        return (
+          (yield* repo.update(principal.accountId, next)) ?? (yield* new NotFound({ resource: "conversation", id }))
+        )
+      }, Tracing.span("Conversations.update"))
+
+      return Conversations.of({ list, get, update })
     })
   )
 }

@@ -9,6 +9,8 @@ export class ConversationsRepo extends Context.Service<
     /** `last_message_at` desc, then `id` desc. */
     readonly list: (accountId: string, filters: Filters, page: Page) => Effect.Effect<Slice<Conversation>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Conversation | undefined>
+    /** Replaces the stored conversation's status, snooze and assignment; undefined when it is not in the account. */
+    readonly update: (accountId: string, conversation: Conversation) => Effect.Effect<Conversation | undefined>
     /** The conversation of (channel, lead), made with `fresh` when there is none. */
     readonly findOrCreate: (accountId: string, fresh: Conversation) => Effect.Effect<Conversation>
     /** An inbound message arrived at `at` (WhatsApp's time): the window moves, the thread opens. */

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Conversation, ListQueryFields } from "@leadline/core/conversations/Conversation"
+import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
@@ -39,6 +39,18 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       success: Conversation,
       error: [Forbidden, NotFound]
     }).annotateMerge(OpenApi.annotations({ summary: "Get a conversation", description: READ })),
+    HttpApiEndpoint.patch("update", "/:id", {
+      params: ConversationId,
+      payload: UpdateConversation,
+      success: Conversation,
+      error: [Forbidden, NotFound, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Change a conversation's status or assignment",
+        description:
+          "`snoozed_until` (a future time, or null for until the customer writes) only with `status: snoozed`; any other status clears it. `assigned_user_id` must be a user of the account; null unassigns. Needs full access."
+      })
+    ),
     HttpApiEndpoint.get("messages", "/:id/messages", {
       params: ConversationId,
       query: PageQueryFields,

@@ -18,6 +18,7 @@ export const layer = HttpApiBuilder.group(
         wire(conversations.list(filters, page({ limit, offset }))).pipe(Respond.ok)
       )
       .handle("get", ({ params }) => wire(conversations.get(params.id)).pipe(Respond.ok))
+      .handle("update", ({ params, payload }) => wire(conversations.update(params.id, payload)).pipe(Respond.ok))
       .handle("messages", ({ params, query }) => wire(messages.list(params.id, page(query))).pipe(Respond.ok))
       .handle("send", ({ params, payload }) => wire(messages.send(params.id, payload)).pipe(Respond.created))
   })

@@ -43,6 +43,12 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
         return { items: slice.items.map((row) => row.conversation), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+    update: (accountId, conversation) =>
+      atomically((tx) => {
+        if (find(accountId, conversation.id) === undefined) return undefined
+        conversations.update(tx, { accountId, conversation })
+        return conversation
+      }),
     findOrCreate: (accountId, fresh) =>
       atomically((tx) => {
         const existing = conversations.find(

@@ -57,6 +57,11 @@ export const layer = Layer.effect(
         read(sql`SELECT ${columns} FROM conversations WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => row)
         ),
+      update: (accountId, c) =>
+        read(sql`UPDATE conversations SET status = ${c.status}, snoozed_until = ${c.snoozed_until}::timestamptz,
+                   assigned_user_id = ${c.assigned_user_id}::uuid, updated_at = ${c.updated_at}::timestamptz
+                 WHERE account_id = ${accountId}::uuid AND id = ${c.id}
+                 RETURNING ${columns}`).pipe(Effect.map(([row]) => row)),
       findOrCreate: (accountId, fresh) =>
         Effect.gen(function* () {
           // DO NOTHING and a read, not a no-op DO UPDATE: that would lock the row for the rest of

@@ -22,7 +22,9 @@ export const layer = Layer.effect(
     return MessageUsage.of({
       reserve: (accountId, period, n, limit) =>
         orDie(
-          sql<{ fits: boolean }>`SELECT leadline_reserve_messages(${accountId}::uuid, ${period}, ${n}::int, ${limit}::int) AS fits`
+          sql<{
+            fits: boolean
+          }>`SELECT leadline_reserve_messages(${accountId}::uuid, ${period}, ${n}::int, ${limit}::int) AS fits`
         ).pipe(Effect.map(([row]) => row?.fits === true)),
       release: (accountId, period, n) =>
         // Any stripe of the period will do: only the sums count. Given back to the allowance, so others may use it.

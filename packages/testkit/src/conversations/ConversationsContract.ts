@@ -416,4 +416,45 @@ export const contract = (context: ContractContext) => {
       expect(reply.status, reply.text).toBe(201)
     })
   })
+
+  describe("conversation changes", () => {
+    it("resolves, snoozes until a time, assigns and unassigns; a new inbound message reopens it", async () => {
+      const { conversation, channel, from } = await makeConversation(context.target, context.acme.ownerKey)
+      const patch = (json: unknown, key = context.acme.ownerKey) =>
+        call(context.target, "PATCH", `/api/v1/conversations/${conversation.id}`, { auth: key, json })
+      const resolved = await patch({ status: "resolved", assigned_user_id: context.acme.ownerUserId })
+      expect(resolved.status, resolved.text).toBe(200)
+      expect(resolved.body).toMatchObject({
+        status: "resolved",
+        assigned_user_id: context.acme.ownerUserId,
+        snoozed_until: null
+      })
+      const later = new Date(Date.parse(channel.created_at as string) + 3_600_000).toISOString()
+      const snoozed = await patch({ status: "snoozed", snoozed_until: later, assigned_user_id: null })
+      expect(snoozed.body).toMatchObject({ status: "snoozed", snoozed_until: later, assigned_user_id: null })
+      const onlySnoozed = await patch({ status: "open", snoozed_until: later })
+      expect(onlySnoozed.status).toBe(400)
+      expect(onlySnoozed.body.details).toEqual([{ path: "snoozed_until", message: 'only with status "snoozed"' }])
+      const foreignUser = await patch({ assigned_user_id: context.other.ownerUserId })
+      expect(foreignUser.status).toBe(400)
+      expect(foreignUser.body.details).toEqual([{ path: "assigned_user_id", message: "no such user in this account" }])
+      const scoped = await patch({ status: "open" }, context.acme.keys.conversations!.apiKey)
+      expect(scoped.status).toBe(403)
+      expect(scoped.body).toEqual(forbidden("full access"))
+      const inbound = MetaWebhook.inboundTextPayload({
+        phoneNumberId: channel.phone_number_id,
+        displayPhoneNumber: "16505551111",
+        from,
+        name: null,
+        text: "Still there?",
+        externalId: `wamid.${crypto.randomUUID()}`,
+        timestamp: new Date(channel.created_at as string)
+      })
+      expect((await postWebhook(context.target, inbound)).status).toBe(200)
+      const reopened = await call(context.target, "GET", `/api/v1/conversations/${conversation.id}`, {
+        auth: context.acme.ownerKey
+      })
+      expect(reopened.body).toMatchObject({ status: "open", snoozed_until: null })
+    })
+  })
 }

@@ -109,6 +109,17 @@ export const conversations: Resource.Resource = {
       request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}` }))
     },
     {
+      method: "PATCH",
+      path: "/api/v1/conversations/{id}",
+      needs: "full access",
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/conversations/${id}`, json: { status: "resolved" } }),
+      request: Resource.aimedAt(conversationIsolation, (id) => ({
+        path: `/api/v1/conversations/${id}`,
+        json: { status: "resolved" }
+      }))
+    },
+    {
       method: "POST",
       path: "/api/v1/conversations/{id}/messages",
       needs: ["messages:send"],

@@ -6,6 +6,7 @@ const reads = ["conversations:read", "messages:send", "all 16 scopes", "full acc
 export const admits: Admits = {
   "GET /api/v1/conversations": reads,
   "GET /api/v1/conversations/{id}": reads,
+  "PATCH /api/v1/conversations/{id}": ["full access"],
   "GET /api/v1/conversations/{id}/messages": reads,
   "GET /api/v1/messages/{id}": reads,
   "POST /api/v1/conversations/{id}/messages": ["messages:send", "all 16 scopes", "full access"],

@@ -62,7 +62,10 @@ export const ServerConfig = Config.all({
   whatsappSendRate: Config.schema(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)), "WHATSAPP_SEND_RATE").pipe(
     Config.withDefault(20)
   ),
-  senderEnabled: Config.Boolean("WHATSAPP_SENDER_ENABLED").pipe(Config.withDefault(true))
+  senderEnabled: Config.Boolean("WHATSAPP_SENDER_ENABLED").pipe(Config.withDefault(true)),
+  senderLeaseSeconds: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "WHATSAPP_SENDER_LEASE_SECONDS").pipe(
+    Config.withDefault(30)
+  )
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

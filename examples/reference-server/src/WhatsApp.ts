@@ -41,4 +41,9 @@ export const transport = (config: ServerConfig) =>
 
 /** The message sender, unless `WHATSAPP_SENDER_ENABLED=false`. */
 export const sender = (config: ServerConfig) =>
-  config.senderEnabled ? MessageSender.layer({ ratePerChannel: config.whatsappSendRate }) : Layer.empty
+  config.senderEnabled
+    ? MessageSender.layer({
+        ratePerChannel: config.whatsappSendRate,
+        leaseMillis: config.senderLeaseSeconds * 1000
+      })
+    : Layer.empty

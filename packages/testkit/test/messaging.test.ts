@@ -6,6 +6,9 @@ import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import * as MockReceiver from "../src/MockReceiver.ts"
+import * as MockGraph from "../src/whatsapp/MockGraph.ts"
+import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
+import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { makeConversation, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
@@ -303,3 +306,82 @@ for (const [name, wiring] of wirings) {
     })
   })
 }
+
+describe("sending through the Cloud API transport, against a mock Graph server", () => {
+  let graph: MockGraph.MockGraph
+  let server: TestServer.Running
+  let account: AccountFixture
+  let lead: string
+  let channelId: string
+
+  beforeAll(async () => {
+    graph = await MockGraph.start()
+    server = await TestServer.start({
+      messaging: {
+        transport: CloudTransport.layer({ baseUrl: graph.url, timeoutMillis: 500 }),
+        senderOptions: { pollMillis: 100 }
+      }
+    })
+    account = await makeAccount(server)
+    channelId = (await createChannel(server, account.ownerKey)).id
+    lead = (
+      await call(server, "POST", "/api/v1/leads", {
+        auth: account.ownerKey,
+        json: { name: "Graph Customer", phone: "+14155550188" }
+      })
+    ).body.id
+  })
+  afterAll(async () => {
+    await server?.close()
+    await graph?.close()
+  })
+
+  const sendOne = async () => {
+    const reply = await call(server, "POST", "/api/v1/messages", {
+      auth: account.ownerKey,
+      json: { ...TEMPLATE_SEND, lead_id: lead, channel_id: channelId }
+    })
+    expect(reply.status, reply.text).toBe(201)
+    return reply.body.id as string
+  }
+  const settled = (id: string) =>
+    until(
+      async () => (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body,
+      (m) => m.status !== "queued"
+    )
+  const postsFor = (id: string) =>
+    graph.requests().filter((r) => (r.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === id)
+
+  it("retries a throughput refusal (130429) after backing off, then WhatsApp takes it", async () => {
+    graph.script(MockGraph.Reply.graphError(400, 130429))
+    const id = await sendOne()
+    const final = await settled(id)
+    expect(final).toMatchObject({ status: "sent", error: null })
+    const posts = postsFor(id)
+    expect(posts).toHaveLength(2)
+    // About 2 s (2^1, ±10 %) between the refusal and the retry.
+    expect(posts[1]!.receivedAt - posts[0]!.receivedAt).toBeGreaterThanOrEqual(1700)
+  })
+
+  it("fails a permanent refusal with WhatsApp's code, after one POST", async () => {
+    graph.script(MockGraph.Reply.graphError(400, 131026, { message: "Message undeliverable" }))
+    const id = await sendOne()
+    const final = await settled(id)
+    expect(final).toMatchObject({
+      status: "failed",
+      error: { code: "provider_error", provider_code: 131026, message: "Message undeliverable" }
+    })
+    expect(postsFor(id)).toHaveLength(1)
+  })
+
+  it("fails a send that timed out as outcome_unknown and never POSTs it again", async () => {
+    graph.script(MockGraph.Reply.hang())
+    const id = await sendOne()
+    const final = await settled(id)
+    expect(final).toMatchObject({ status: "failed", error: { code: "outcome_unknown", provider_code: null } })
+    // Another send goes through after it: the sender moved on, and did not come back to this one.
+    const next = await sendOne()
+    expect((await settled(next)).status).toBe("sent")
+    expect(postsFor(id)).toHaveLength(1)
+  })
+})

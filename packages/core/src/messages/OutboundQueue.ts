@@ -12,7 +12,7 @@ export interface ClaimedMessage {
   }
   /** The conversation's `contact_wa_id`, else the lead's phone without "+". */
   readonly to: string
-  /** Sends begun for it so far, this one included. */
+  /** The attempt this claim is for: sends begun before it, plus one. */
   readonly attempts: number
   /**
    * An earlier claim began a send whose outcome was never recorded (its sender died):
@@ -23,8 +23,8 @@ export interface ClaimedMessage {
 
 /**
  * The sender's side of the outbound messages (CONTRACT-MESSAGING §7.1): due queued messages,
- * replies before campaign traffic, each under a lease so two senders never hold one. A claim
- * records that a send is beginning before the provider is called.
+ * replies before campaign traffic, each under a lease so two senders never hold one. Each send
+ * is recorded as begun (`beginSend`, committed) before the provider is called.
  */
 export class OutboundQueue extends Context.Service<
   OutboundQueue,
@@ -35,6 +35,11 @@ export class OutboundQueue extends Context.Service<
       leaseMillis: number,
       limit: number
     ) => Effect.Effect<ReadonlyArray<ClaimedMessage>>
+    /**
+     * Records that the send is beginning, once it is certain to be this worker's: false when the
+     * lease was lost meanwhile (another sender may have it), and then it must not be sent.
+     */
+    readonly beginSend: (worker: string, accountId: string, id: string, now: number) => Effect.Effect<boolean>
     /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */
     readonly retryLater: (accountId: string, id: string, notBefore: number) => Effect.Effect<void>
     /** Signals queued messages (an effect that waits for the next signal); senders also poll. */

@@ -106,6 +106,10 @@ export const layer = (options: Options = {}) =>
             })
           }
           yield* pace(claimed.channel.phoneNumberId)
+          // Committed before the call: if this process dies during it, the message is known to be in doubt.
+          if (!(yield* queue.beginSend(worker, claimed.accountId, claimed.message.id, yield* Clock.currentTimeMillis))) {
+            return
+          }
           const result = yield* Effect.result(
             transport.send({
               channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },

@@ -19,6 +19,7 @@ interface Sending {
   leaseUntil: number
   sendingSince: number | null
   attempts: number
+  owner: string | null
 }
 
 /**
@@ -72,7 +73,8 @@ export const layer = Layer.effectContext(
               notBefore: Date.parse(message.scheduled_at ?? message.created_at),
               leaseUntil: 0,
               sendingSince: null,
-              attempts: 0
+              attempts: 0,
+              owner: null
             })
             signal()
           })
@@ -85,7 +87,7 @@ export const layer = Layer.effectContext(
     })
 
     const queue = OutboundQueue.of({
-      claim: (_worker, now, leaseMillis, limit) =>
+      claim: (worker, now, leaseMillis, limit) =>
         Effect.gen(function* () {
           const due: Array<{ key: string; row: Row; state: Sending }> = []
           for (const [key, state] of sending) {
@@ -107,10 +109,7 @@ export const layer = Layer.effectContext(
           for (const { row, state } of due.slice(0, limit)) {
             const interrupted = state.sendingSince !== null
             state.leaseUntil = now + leaseMillis
-            if (!interrupted) {
-              state.sendingSince = now
-              state.attempts++
-            }
+            state.owner = worker
             const { accountId, message } = row
             const channel = yield* channels.find(accountId, message.channel_id)
             const connection = channel === undefined ? undefined : yield* channels.connection(channel.phone_number_id)
@@ -128,11 +127,19 @@ export const layer = Layer.effectContext(
                 active: channel.status === "active"
               },
               to: conversation.contact_wa_id ?? lead.phone.slice(1),
-              attempts: state.attempts,
+              attempts: state.attempts + 1,
               interrupted
             })
           }
           return claimed
+        }),
+      beginSend: (worker, accountId, id, now) =>
+        Effect.sync(() => {
+          const state = sending.get(MemoryTable.key(accountId, id))
+          if (state === undefined || state.owner !== worker || state.sendingSince !== null) return false
+          state.sendingSince = now
+          state.attempts++
+          return true
         }),
       retryLater: (accountId, id, notBefore) =>
         Effect.sync(() => {

@@ -15,9 +15,9 @@ export const layer = Layer.effect(
     const columns = sql.unsafe(columnsOf("m"))
 
     return OutboundQueue.of({
-      // One statement: due messages in lane order, skipping those another sender holds, leased,
-      // and marked as being sent (committed before any provider call). A message whose lease ran
-      // out while `sending_since` was set comes back `interrupted`: its outcome is unknown.
+      // One statement: due messages in lane order, skipping those another sender holds, leased.
+      // A message whose lease ran out while `sending_since` was set comes back `interrupted`:
+      // a send of it began and never ended, so its outcome is unknown.
       claim: (worker, now, leaseMillis, limit) =>
         orDie(
           Effect.gen(function* () {
@@ -30,13 +30,11 @@ export const layer = Layer.effect(
                 LIMIT ${limit}::int
                 FOR UPDATE SKIP LOCKED
               ), claimed AS (
-                UPDATE messages m SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker},
-                  sending_since = coalesce(m.sending_since, ${at(now)}::timestamptz),
-                  attempts = m.attempts + (CASE WHEN due.interrupted THEN 0 ELSE 1 END)
+                UPDATE messages m SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker}
                 FROM due WHERE m.account_id = due.account_id AND m.id = due.id
                 RETURNING m.*, due.interrupted
               )
-              SELECT ${columns}, m.account_id::text AS claim_account, m.attempts AS claim_attempts,
+              SELECT ${columns}, m.account_id::text AS claim_account, m.attempts + 1 AS claim_attempts,
                      m.interrupted AS claim_interrupted, c.phone_number_id AS claim_number,
                      c.access_token AS claim_token, c.status AS claim_channel_status,
                      coalesce(cv.contact_wa_id, substr(l.phone, 2)) AS claim_to
@@ -63,6 +61,12 @@ export const layer = Layer.effect(
             })
           })
         ),
+      beginSend: (worker, accountId, id, now) =>
+        orDie(sql`
+          UPDATE messages SET sending_since = ${at(now)}::timestamptz, attempts = attempts + 1
+          WHERE account_id = ${accountId}::uuid AND id = ${id} AND lease_owner = ${worker} AND status = 'queued'
+            AND sending_since IS NULL
+          RETURNING 1`).pipe(Effect.map((rows) => rows.length === 1)),
       retryLater: (accountId, id, notBefore) =>
         orDie(sql`
           UPDATE messages SET not_before = ${at(notBefore)}::timestamptz, lease_until = NULL, lease_owner = NULL,

@@ -1,0 +1,109 @@
+import { afterAll, describe, expect, it } from "vitest"
+import { makeAccount } from "@leadline/testkit/Fixtures"
+import { call } from "@leadline/testkit/Http"
+import * as MockGraph from "@leadline/testkit/whatsapp/MockGraph"
+import * as ServerProcess from "./support/ServerProcess.ts"
+import * as Setups from "./support/Setups.ts"
+
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
+
+const setups = Setups.databases(cleanups)
+const MESSAGES = 120
+
+const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs
+  let value = await probe()
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    value = await probe()
+  }
+  return value
+}
+
+describe.each(setups)("kill -9 while messages are being sent to the Cloud API, on %s", (_name, setup) => {
+  it("ends every message in one final state, and WhatsApp saw none of them twice", async () => {
+    const graph = await MockGraph.start()
+    cleanups.push(() => graph.close())
+    // Slow answers, so that sends are in flight when the server dies.
+    graph.script(...Array.from({ length: MESSAGES }, () => MockGraph.Reply.success({ delayMs: 40 })))
+    const { dataDir, env } = await setup()
+    const serverEnv = {
+      ...env,
+      WHATSAPP_TRANSPORT: "cloud",
+      WHATSAPP_APP_SECRET: "crash-test-app-secret",
+      WHATSAPP_VERIFY_TOKEN: "crash-test-verify-token",
+      WHATSAPP_API_BASE_URL: graph.url,
+      WHATSAPP_SEND_RATE: "0",
+      WHATSAPP_SENDER_LEASE_SECONDS: "2"
+    }
+    const first = await ServerProcess.start({ dataDir, env: serverEnv })
+    const account = await makeAccount(first)
+    const channel = await call(first, "POST", "/api/v1/channels", {
+      auth: account.ownerKey,
+      json: {
+        type: "whatsapp",
+        name: "Crash line",
+        phone_number_id: "5550001",
+        display_phone_number: "+16505551111",
+        access_token: "EAAG-crash"
+      }
+    })
+    expect(channel.status, channel.text).toBe(201)
+    const lead = await call(first, "POST", "/api/v1/leads", {
+      auth: account.ownerKey,
+      json: { name: "Crash Customer", phone: "+14155550199" }
+    })
+    const ids: Array<string> = []
+    for (let batch = 0; batch < MESSAGES / 20; batch++) {
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          call(first, "POST", "/api/v1/messages", {
+            auth: account.ownerKey,
+            json: { type: "template", template: { name: "order_update", language: "en_US" }, lead_id: lead.body.id }
+          })
+        )
+      )
+      for (const reply of replies) {
+        expect(reply.status, reply.text).toBe(201)
+        ids.push(reply.body.id)
+      }
+    }
+    await graph.waitFor(10, 20_000)
+    expect(await first.stop("SIGKILL")).toBe("SIGKILL")
+    const seenAtCrash = graph.requests().length
+    expect(seenAtCrash).toBeLessThan(MESSAGES)
+
+    const second = await ServerProcess.start({ dataDir, env: serverEnv })
+    const statusOf = async () => {
+      const statuses = new Map<string, { status: string; error: { code: string } | null }>()
+      for (const id of ids) {
+        const reply = await call(second, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })
+        statuses.set(id, reply.body)
+      }
+      return statuses
+    }
+    const final = await until(statusOf, (all) => [...all.values()].every((m) => m.status !== "queued"), 60_000)
+    const byCallback = new Map<string, number>()
+    for (const request of graph.requests()) {
+      const callback = (request.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data!
+      byCallback.set(callback, (byCallback.get(callback) ?? 0) + 1)
+    }
+    // At most once towards WhatsApp, whatever the crash interrupted.
+    expect([...byCallback.entries()].filter(([, count]) => count > 1)).toEqual([])
+    for (const [id, message] of final) {
+      expect(["sent", "failed"], `${id}: ${message.status}`).toContain(message.status)
+      if (message.status === "failed") expect(message.error?.code, id).toBe("outcome_unknown")
+      // Sent means WhatsApp has it; a message it never saw cannot be "sent".
+      if (message.status === "sent") expect(byCallback.get(id), id).toBe(1)
+    }
+    // Only the sends under way when it died are in doubt: the sender has 8 in flight at most.
+    const unknown = [...final.values()].filter((m) => m.status === "failed").length
+    expect(unknown).toBeLessThanOrEqual(8)
+    // Every message it never saw was sent after the restart; the rest, cut off mid-call, are unknown.
+    expect(graph.requests().length).toBeGreaterThan(seenAtCrash)
+    await second.stop()
+  }, 180_000)
+})

@@ -374,6 +374,26 @@ describe("sending through the Cloud API transport, against a mock Graph server",
     expect(postsFor(id)).toHaveLength(1)
   })
 
+  it("records a refused token on the channel (last_error), which a new token clears", async () => {
+    graph.script(MockGraph.Reply.graphError(401, 190, { message: "Error validating access token" }))
+    const id = await sendOne()
+    expect(await settled(id)).toMatchObject({ status: "failed", error: { code: "provider_error", provider_code: 190 } })
+    const channel = await call(server, "GET", `/api/v1/channels/${channelId}`, { auth: account.ownerKey })
+    expect(channel.body.last_error).toEqual({
+      code: "provider_error",
+      message: "Error validating access token",
+      provider_code: 190
+    })
+    const rekeyed = await call(server, "PATCH", `/api/v1/channels/${channelId}`, {
+      auth: account.ownerKey,
+      json: { access_token: "EAAG-fresh" }
+    })
+    expect(rekeyed.body.last_error).toBeNull()
+    const next = await sendOne()
+    expect((await settled(next)).status).toBe("sent")
+    expect(postsFor(next)[0]!.headers.authorization).toBe("Bearer EAAG-fresh")
+  })
+
   it("fails a send that timed out as outcome_unknown and never POSTs it again", async () => {
     graph.script(MockGraph.Reply.hang())
     const id = await sendOne()

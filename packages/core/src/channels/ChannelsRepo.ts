@@ -1,7 +1,7 @@
 import { Context, type Effect, type Redacted } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Page, Slice } from "../Pagination.ts"
-import type { Channel } from "./Channel.ts"
+import type { Channel, ChannelError } from "./Channel.ts"
 
 /** A channel with what sending through it needs; only the sender and the inbound path read this. */
 export interface Connection {
@@ -27,6 +27,8 @@ export class ChannelsRepo extends Context.Service<
       channel: Channel,
       accessToken: string | undefined
     ) => Effect.Effect<Channel | undefined>
+    /** What the provider last refused about the channel's credentials (its token), or null. */
+    readonly setLastError: (accountId: string, id: string, error: ChannelError | null) => Effect.Effect<void>
     /** The channel an inbound webhook names, in any account. */
     readonly connection: (phoneNumberId: string) => Effect.Effect<Connection | undefined>
     /** The account's active channels, oldest first (a send without `channel_id` takes the only one). */

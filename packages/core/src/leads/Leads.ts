@@ -10,6 +10,9 @@ import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import * as LeadEvents from "./LeadEvents.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
 import * as Tracing from "../Tracing.ts"
+import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
+import { MessagesRepo } from "../messages/MessagesRepo.ts"
+import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
 
 type Needs = CurrentPrincipal
 
@@ -28,12 +31,19 @@ export class Leads extends Context.Service<
     readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
   }
 >()("core/Leads") {
-  static readonly layer: Layer.Layer<Leads, never, LeadsRepo | AccountsRepo | Transactor | Outbox> = Layer.effect(
+  static readonly layer: Layer.Layer<
+    Leads,
+    never,
+    LeadsRepo | AccountsRepo | Transactor | Outbox | MessagesRepo | ConversationsRepo | MessageUsage
+  > = Layer.effect(
     Leads,
     Effect.gen(function* () {
       const repo = yield* LeadsRepo
       const accounts = yield* AccountsRepo
       const transactor = yield* Transactor
+      const messages = yield* MessagesRepo
+      const conversations = yield* ConversationsRepo
+      const usage = yield* MessageUsage
       const outbox = yield* Outbox
       // One service, not a context: merging a context copies every service of the request's.
       const withOutbox = Effect.provideService(Outbox, outbox)
@@ -116,6 +126,15 @@ export class Leads extends Context.Service<
         const principal = yield* authorize("leads.delete")
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
+            // The seed's delete is a hard delete: the lead's conversations and messages go with it,
+            // and messages still waiting to be sent give their usage back.
+            const gone = yield* messages.removeForLead(principal.accountId, id)
+            for (const message of gone) {
+              if (message.direction === "outbound" && message.status === "queued") {
+                yield* usage.release(principal.accountId, periodOf(message.created_at), 1)
+              }
+            }
+            yield* conversations.removeForLead(principal.accountId, id)
             const removed = yield* repo.remove(principal.accountId, id)
             if (removed === undefined) return yield* notFound(id)
             yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)

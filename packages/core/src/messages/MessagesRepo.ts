@@ -21,6 +21,8 @@ export class MessagesRepo extends Context.Service<
     ) => Effect.Effect<Message | undefined>
     /** Writes a merged delivery state (status, error, times, `external_id` once known). */
     readonly saveDelivery: (accountId: string, message: Message) => Effect.Effect<void>
+    /** Deletes a lead's messages, returning them as they were. */
+    readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<ReadonlyArray<Message>>
     /** Stores a queued outbound message for the sender (and wakes it where the store can). */
     readonly insertOutbound: (accountId: string, message: Message) => Effect.Effect<void>
   }

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Redacted, type Scope } from "effect"
+import type { ChannelError } from "../channels/Channel.ts"
 import type { Message } from "./Message.ts"
 
 /** A queued outbound message a sender holds under a lease, with what sending it needs. */
@@ -40,6 +41,8 @@ export class OutboundQueue extends Context.Service<
      * lease was lost meanwhile (another sender may have it), and then it must not be sent.
      */
     readonly beginSend: (worker: string, accountId: string, id: string, now: number) => Effect.Effect<boolean>
+    /** The provider refused the channel's credentials: recorded as the channel's `last_error`. */
+    readonly channelRefused: (accountId: string, channelId: string, error: ChannelError) => Effect.Effect<void>
     /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */
     readonly retryLater: (accountId: string, id: string, notBefore: number) => Effect.Effect<void>
     /** Signals queued messages (an effect that waits for the next signal); senders also poll. */

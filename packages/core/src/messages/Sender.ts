@@ -77,6 +77,14 @@ export const layer = (options: Options = {}) =>
               provider_code: null
             })
           }
+          if (failure.channelError === true) {
+            // The token or its permissions were refused: the account sees it on the channel.
+            yield* queue.channelRefused(claimed.accountId, claimed.message.channel_id, {
+              code: "provider_error",
+              message: failure.message,
+              provider_code: failure.providerCode
+            })
+          }
           if (failure.retryable && claimed.attempts < MAX_ATTEMPTS) {
             const now = yield* Clock.currentTimeMillis
             const delay = backoffMillis(claimed.attempts, failure.providerCode, yield* Random.next)
@@ -107,7 +115,9 @@ export const layer = (options: Options = {}) =>
           }
           yield* pace(claimed.channel.phoneNumberId)
           // Committed before the call: if this process dies during it, the message is known to be in doubt.
-          if (!(yield* queue.beginSend(worker, claimed.accountId, claimed.message.id, yield* Clock.currentTimeMillis))) {
+          if (
+            !(yield* queue.beginSend(worker, claimed.accountId, claimed.message.id, yield* Clock.currentTimeMillis))
+          ) {
             return
           }
           const result = yield* Effect.result(

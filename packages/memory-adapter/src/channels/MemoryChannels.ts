@@ -45,6 +45,12 @@ export const layer = Layer.sync(ChannelsRepo)(() => {
         channels.update(tx, { accountId, channel, accessToken: accessToken ?? current.accessToken })
         return channel
       }),
+    setLastError: (accountId, id, error) =>
+      atomically((tx) => {
+        const current = find(accountId, id)
+        if (current !== undefined)
+          channels.update(tx, { ...current, channel: { ...current.channel, last_error: error } })
+      }),
     connection: (phoneNumberId) =>
       Effect.sync(() => {
         const row = channels.find("number", phoneNumberId)

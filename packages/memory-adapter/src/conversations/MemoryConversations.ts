@@ -59,6 +59,13 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
         conversations.insert(tx, { accountId, conversation: fresh })
         return fresh
       }),
+    removeForLead: (accountId, leadId) =>
+      atomically((tx) => {
+        for (const row of [...conversations.scan("account", accountId)]) {
+          if (row.conversation.lead_id === leadId)
+            conversations.remove(tx, MemoryTable.key(accountId, row.conversation.id))
+        }
+      }),
     recordInbound: (accountId, id, inbound) =>
       atomically((tx) => {
         const current = find(accountId, id)

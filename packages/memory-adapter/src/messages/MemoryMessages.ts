@@ -60,6 +60,17 @@ export const layer = Layer.effectContext(
       findForUpdate: (accountId, id) => Effect.sync(() => find(accountId, id)),
       findByExternalId: (accountId, channelId, externalId) =>
         Effect.sync(() => messages.find("external", MemoryTable.key(accountId, channelId, externalId))?.message),
+      removeForLead: (accountId, leadId) =>
+        atomically((tx) => {
+          const gone: Array<Message> = []
+          for (const row of [...messages.rows()]) {
+            if (row.accountId !== accountId || row.message.lead_id !== leadId) continue
+            messages.remove(tx, MemoryTable.key(accountId, row.message.id))
+            sending.delete(MemoryTable.key(accountId, row.message.id))
+            gone.push(row.message)
+          }
+          return gone
+        }),
       saveDelivery: (accountId, message) =>
         atomically((tx) => {
           messages.update(tx, { accountId, message })
@@ -141,6 +152,7 @@ export const layer = Layer.effectContext(
           state.attempts++
           return true
         }),
+      channelRefused: (accountId, channelId, error) => channels.setLastError(accountId, channelId, error),
       retryLater: (accountId, id, notBefore) =>
         Effect.sync(() => {
           const state = sending.get(MemoryTable.key(accountId, id))

@@ -66,6 +66,9 @@ export const layer = Layer.effect(
               WHERE account_id = ${accountId}::uuid AND id = ${channel.id}
               RETURNING ${columns}`.pipe(Effect.flatMap(decodeChannels))
         ).pipe(Effect.map(([row]) => row)),
+      setLastError: (accountId, id, error) =>
+        orDie(sql`UPDATE channels SET last_error = ${error === null ? null : JSON.stringify(error)}::jsonb
+                  WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
       connection: (phoneNumberId) =>
         orDie(
           sql`SELECT ${columns}, account_id::text AS account_id, access_token FROM channels

@@ -78,6 +78,10 @@ export const layer = Layer.effect(
             WHERE account_id = ${accountId}::uuid AND channel_id = ${fresh.channel_id} AND lead_id = ${fresh.lead_id}`)
           return found!
         }),
+      removeForLead: (accountId, leadId) =>
+        orDie(sql`DELETE FROM conversations WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId}`).pipe(
+          Effect.asVoid
+        ),
       recordInbound: (accountId, id, inbound) =>
         orDie(sql`
           UPDATE conversations SET

@@ -98,6 +98,10 @@ export const layer = Layer.effect(
                  WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = ${externalId}`).pipe(
           Effect.map(([row]) => row)
         ),
+      removeForLead: (accountId, leadId) =>
+        read(
+          sql`DELETE FROM messages WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId} RETURNING ${columns}`
+        ),
       saveDelivery: (accountId, m) =>
         // A message leaving the queue drops its lease: no sender holds it any more.
         orDie(sql`

@@ -67,6 +67,9 @@ export const layer = Layer.effect(
           WHERE account_id = ${accountId}::uuid AND id = ${id} AND lease_owner = ${worker} AND status = 'queued'
             AND sending_since IS NULL
           RETURNING 1`).pipe(Effect.map((rows) => rows.length === 1)),
+      channelRefused: (accountId, channelId, error) =>
+        orDie(sql`UPDATE channels SET last_error = ${JSON.stringify(error)}::jsonb
+                  WHERE account_id = ${accountId}::uuid AND id = ${channelId}`).pipe(Effect.asVoid),
       retryLater: (accountId, id, notBefore) =>
         orDie(sql`
           UPDATE messages SET not_before = ${at(notBefore)}::timestamptz, lease_until = NULL, lease_owner = NULL,

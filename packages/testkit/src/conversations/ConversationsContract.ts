@@ -457,4 +457,32 @@ export const contract = (context: ContractContext) => {
       expect(reopened.body).toMatchObject({ status: "open", snoozed_until: null })
     })
   })
+
+  describe("lead deletion", () => {
+    it("takes the lead's conversations and messages with it", async () => {
+      const { conversation } = await makeConversation(context.target, context.acme.ownerKey)
+      const sent = await call(context.target, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: context.acme.ownerKey,
+        json: TEMPLATE_SEND
+      })
+      expect(sent.status, sent.text).toBe(201)
+      const inbound = (
+        await call(context.target, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
+          auth: context.acme.ownerKey
+        })
+      ).body.messages.find((m: { direction: string }) => m.direction === "inbound")
+      const deleted = await call(context.target, "DELETE", `/api/v1/leads/${conversation.lead_id}`, {
+        auth: context.acme.ownerKey
+      })
+      expect(deleted.status, deleted.text).toBe(200)
+      for (const path of [
+        `/api/v1/conversations/${conversation.id}`,
+        `/api/v1/conversations/${conversation.id}/messages`,
+        `/api/v1/messages/${sent.body.id}`,
+        `/api/v1/messages/${inbound.id}`
+      ]) {
+        expect((await call(context.target, "GET", path, { auth: context.acme.ownerKey })).status, path).toBe(404)
+      }
+    })
+  })
 }

@@ -39,8 +39,13 @@ export class Messages extends Context.Service<
   {
     readonly list: (
       conversationId: string,
-      page: Pagination.Page
-    ) => Effect.Effect<{ messages: ReadonlyArray<Message>; meta: Pagination.Meta }, PermissionDenied | NotFound, Needs>
+      page: Pagination.Page,
+      before?: string | undefined
+    ) => Effect.Effect<
+      { messages: ReadonlyArray<Message>; meta: Pagination.Meta },
+      PermissionDenied | NotFound | InvalidInput,
+      Needs
+    >
     readonly get: (id: string) => Effect.Effect<Message, PermissionDenied | NotFound, Needs>
     /** Into an existing conversation. */
     readonly send: (conversationId: string, input: SendMessage) => Effect.Effect<Message, SendError, Needs>
@@ -65,12 +70,19 @@ export class Messages extends Context.Service<
       const decodeSend = decodeInput(SendMessage, "message")
       const decodeSendToLead = decodeInput(SendToLead, "message")
 
-      const list = Effect.fnUntraced(function* (conversationId: string, page: Pagination.Page) {
+      const list = Effect.fnUntraced(function* (conversationId: string, page: Pagination.Page, before?: string) {
         const principal = yield* authorize("messages.view")
         if ((yield* conversations.find(principal.accountId, conversationId)) === undefined) {
           return yield* new NotFound({ resource: "conversation", id: conversationId })
         }
-        const slice = yield* repo.list(principal.accountId, conversationId, page)
+        const anchor = before === undefined ? undefined : yield* repo.find(principal.accountId, before)
+        if (before !== undefined && anchor?.conversation_id !== conversationId) {
+          return yield* new InvalidInput({
+            message: "Invalid request query: before: not a message of this conversation",
+            details: [{ path: "before", message: "not a message of this conversation" }]
+          })
+        }
+        const slice = yield* repo.list(principal.accountId, conversationId, page, anchor)
         return { messages: slice.items, meta: Pagination.meta(page, slice.total) }
       }, Tracing.span("Messages.list"))
 

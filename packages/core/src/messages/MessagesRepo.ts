@@ -7,7 +7,13 @@ export class MessagesRepo extends Context.Service<
   MessagesRepo,
   {
     /** A conversation's messages, newest first (`created_at` desc, then `id` desc). */
-    readonly list: (accountId: string, conversationId: string, page: Page) => Effect.Effect<Slice<Message>>
+    readonly list: (
+      accountId: string,
+      conversationId: string,
+      page: Page,
+      /** Only messages older than this one (`created_at`, then `id`), so new ones do not shift the pages. */
+      before?: Message | undefined
+    ) => Effect.Effect<Slice<Message>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
     /** Stores an inbound message; false when one with its `external_id` is on the channel already. */
     readonly insertInbound: (accountId: string, message: Message) => Effect.Effect<boolean>

@@ -53,11 +53,17 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
     ),
     HttpApiEndpoint.get("messages", "/:id/messages", {
       params: ConversationId,
-      query: PageQueryFields,
+      query: {
+        ...PageQueryFields,
+        before: Schema.optional(Id.annotate({ description: "Only messages older than this one of the conversation" }))
+      },
       success: MessageList,
       error: [Forbidden, NotFound]
     }).annotateMerge(
-      OpenApi.annotations({ summary: "List a conversation's messages", description: `Newest first. ${READ}` })
+      OpenApi.annotations({
+        summary: "List a conversation's messages",
+        description: `Newest first; \`before\` anchors the pages, so new messages do not shift them (400 for an id not of this conversation). ${READ}`
+      })
     ),
     Idempotent.create("send", "/:id/messages", {
       params: ConversationId,

@@ -19,7 +19,9 @@ export const layer = HttpApiBuilder.group(
       )
       .handle("get", ({ params }) => wire(conversations.get(params.id)).pipe(Respond.ok))
       .handle("update", ({ params, payload }) => wire(conversations.update(params.id, payload)).pipe(Respond.ok))
-      .handle("messages", ({ params, query }) => wire(messages.list(params.id, page(query))).pipe(Respond.ok))
+      .handle("messages", ({ params, query }) =>
+        wire(messages.list(params.id, page(query), query.before)).pipe(Respond.ok)
+      )
       .handle("send", ({ params, payload }) => wire(messages.send(params.id, payload)).pipe(Respond.created))
   })
 )

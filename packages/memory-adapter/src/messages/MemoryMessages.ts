@@ -51,9 +51,13 @@ export const layer = Layer.effectContext(
     const find = (accountId: string, id: string) => messages.get(MemoryTable.key(accountId, id))?.message
 
     const repo = MessagesRepo.of({
-      list: (accountId, conversationId, page) =>
+      list: (accountId, conversationId, page, before) =>
         Effect.sync(() => {
-          const slice = messages.page("conversation", MemoryTable.key(accountId, conversationId), page)
+          const older = (row: Row) =>
+            before === undefined ||
+            row.message.created_at < before.created_at ||
+            (row.message.created_at === before.created_at && row.message.id < before.id)
+          const slice = messages.page("conversation", MemoryTable.key(accountId, conversationId), page, older)
           return { items: slice.items.map((row) => row.message), total: slice.total }
         }),
       find: (accountId, id) => Effect.sync(() => find(accountId, id)),

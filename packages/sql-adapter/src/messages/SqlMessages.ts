@@ -77,14 +77,18 @@ export const layer = Layer.effect(
       orDie(Effect.flatMap(statement, decodeRows)) as Effect.Effect<ReadonlyArray<Message>>
 
     return MessagesRepo.of({
-      list: (accountId, conversationId, page) =>
-        Effect.all([
-          read(sql`SELECT ${columns} FROM messages
-                   WHERE account_id = ${accountId}::uuid AND conversation_id = ${conversationId}
+      list: (accountId, conversationId, page, before) => {
+        const where = sql.and([
+          sql`account_id = ${accountId}::uuid`,
+          sql`conversation_id = ${conversationId}`,
+          ...(before === undefined ? [] : [sql`(created_at, id) < (${before.created_at}::timestamptz, ${before.id})`])
+        ])
+        return Effect.all([
+          read(sql`SELECT ${columns} FROM messages WHERE ${where}
                    ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`),
-          orDie(sql<{ total: number }>`SELECT count(*)::int AS total FROM messages
-                                       WHERE account_id = ${accountId}::uuid AND conversation_id = ${conversationId}`)
-        ]).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 }))),
+          orDie(sql<{ total: number }>`SELECT count(*)::int AS total FROM messages WHERE ${where}`)
+        ]).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
+      },
       find: (accountId, id) =>
         read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => row)

@@ -167,6 +167,46 @@ export const contract = (context: ContractContext) => {
       expect(after.body.meta.total).toBe(before.body.meta.total)
     })
 
+    it("pages a thread from a message with before, and refuses a message of another thread", async () => {
+      const { conversation, channel, from } = await makeConversation(context.target, context.acme.ownerKey, "one")
+      for (const text of ["two", "three"]) {
+        const raw = MetaWebhook.inboundTextPayload({
+          phoneNumberId: channel.phone_number_id,
+          displayPhoneNumber: "16505551111",
+          from,
+          name: null,
+          text,
+          externalId: `wamid.${crypto.randomUUID()}`,
+          timestamp: new Date(channel.created_at as string)
+        })
+        expect((await postWebhook(context.target, raw)).status).toBe(200)
+      }
+      const all = await messagesOf(conversation.id)
+      expect(all.map((m) => m.text)).toEqual(["three", "two", "one"])
+      const older = await call(
+        context.target,
+        "GET",
+        `/api/v1/conversations/${conversation.id}/messages?before=${all[0]!.id}`,
+        {
+          auth: context.acme.ownerKey
+        }
+      )
+      expect(older.body.messages.map((m: { text: string }) => m.text)).toEqual(["two", "one"])
+      expect(older.body.meta.total).toBe(2)
+      const other = await makeConversation(context.target, context.acme.ownerKey)
+      const foreign = (await messagesOf(other.conversation.id))[0]!
+      const refused = await call(
+        context.target,
+        "GET",
+        `/api/v1/conversations/${conversation.id}/messages?before=${foreign.id}`,
+        {
+          auth: context.acme.ownerKey
+        }
+      )
+      expect(refused.status).toBe(400)
+      expect(refused.body.details).toEqual([{ path: "before", message: "not a message of this conversation" }])
+    })
+
     it("finds the lead by phone, and reopens its conversation on the next message", async () => {
       const { conversation, from, channel } = await makeConversation(context.target, context.acme.ownerKey, "first")
       const again = MetaWebhook.inboundTextPayload({

@@ -1,0 +1,194 @@
+import { writeFileSync } from "node:fs"
+import { cpus } from "node:os"
+import { join } from "node:path"
+import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
+import { escapeLikeMeta } from "@leadline/core/whatsapp/MetaWebhook"
+import * as Load from "./Load.ts"
+import * as Postgres from "./Postgres.ts"
+import * as Processes from "./Processes.ts"
+
+/**
+ * `npm run bench:messaging`: issue 11's two figures on PostgreSQL, for Leadline alone (no
+ * baseline makes sense for WhatsApp's side).
+ * - Inbound: signed Meta batches of 10 text messages posted to /webhooks/whatsapp by
+ *   BENCH_MESSAGING_CONNECTIONS (10) connections for BENCH_SECONDS (10): messages stored per
+ *   second and the acknowledgement latency.
+ * - Outbound: BENCH_OUTBOUND (10,000) queued messages drained by one `leadline worker`
+ *   sending to the simulator (no rate limit, statuses played at once through the inbound route).
+ * Writes bench/MESSAGING.md.
+ */
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_MESSAGING_CONNECTIONS ?? 10)
+const OUTBOUND = Number(process.env.BENCH_OUTBOUND ?? 10_000)
+const SECRET = "bench-app-secret"
+const NUMBER = "100200300"
+const here = join(import.meta.dirname, "..")
+const log = (line: string) => console.log(`[bench:messaging] ${line}`)
+
+const post = async (url: string, path: string, auth: string, body: unknown) => {
+  const response = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return (await response.json()) as any
+}
+
+let sequence = 0
+/** One Meta webhook body with `size` text messages from as many customers, as Meta serialises it. */
+const batch = (size: number): string => {
+  const timestamp = String(Math.floor(Date.now() / 1000))
+  const items = Array.from({ length: size }, () => {
+    const n = sequence++
+    return { from: `1415${String(2_000_000 + (n % 5_000)).padStart(7, "0")}`, id: `wamid.BENCH${n}`, n }
+  })
+  const body = {
+    object: "whatsapp_business_account",
+    entry: [
+      {
+        id: "0",
+        changes: [
+          {
+            field: "messages",
+            value: {
+              messaging_product: "whatsapp",
+              metadata: { display_phone_number: "16505551111", phone_number_id: NUMBER },
+              contacts: items.map((item) => ({ profile: { name: `Customer ${item.n % 5_000}` }, wa_id: item.from })),
+              messages: items.map((item) => ({
+                from: item.from,
+                id: item.id,
+                timestamp,
+                type: "text",
+                text: { body: `Message ${item.n}` }
+              }))
+            }
+          }
+        ]
+      }
+    ]
+  }
+  return escapeLikeMeta(JSON.stringify(body))
+}
+
+const main = async () => {
+  const db = await Postgres.freshDatabase("messaging")
+  const running: Array<Processes.Running> = []
+  try {
+    Processes.pinSelf()
+    const server = await Processes.leadline(db.url, {
+      WHATSAPP_APP_SECRET: SECRET,
+      WHATSAPP_VERIFY_TOKEN: "bench",
+      WHATSAPP_SENDER_ENABLED: "false"
+    })
+    running.push(server)
+    const account = await post(server.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, {
+      name: "Messaging",
+      plan_id: "scale"
+    })
+    const key = account.api_key as string
+    const channel = await post(server.url, "/api/v1/channels", key, {
+      type: "whatsapp",
+      name: "Bench",
+      phone_number_id: NUMBER,
+      display_phone_number: "+16505551111",
+      access_token: "bench"
+    })
+
+    // Inbound: warm up (and make the customers' leads and conversations), then measure.
+    const load = (seconds: number) =>
+      Load.run({
+        url: server.url,
+        path: "/webhooks/whatsapp",
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        next: () => {
+          const body = batch(10)
+          return {
+            body,
+            headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, new TextEncoder().encode(body)) }
+          }
+        },
+        connections: CONNECTIONS,
+        seconds
+      })
+    await load(3)
+    const count = async () =>
+      Number(
+        (
+          await Postgres.query<{ n: string }>(db.url, "SELECT count(*) AS n FROM messages WHERE direction = 'inbound'")
+        )[0]!.n
+      )
+    const before = await count()
+    const started = Date.now()
+    const inbound = await load(SECONDS)
+    const stored = (await count()) - before
+    const inboundRate = stored / ((Date.now() - started) / 1000)
+    log(
+      `inbound: ${stored} messages in ${SECONDS} s: ${inboundRate.toFixed(0)}/s; ack p50 ${inbound.p50} ms, p99 ${inbound.p99} ms, non-2xx ${inbound.non2xx}`
+    )
+
+    // Outbound: queue messages straight in the table, as sends would, then let one worker drain them.
+    const [conversation] = await Postgres.query<{ id: string; lead_id: string }>(
+      db.url,
+      "SELECT id, lead_id FROM conversations ORDER BY created_at LIMIT 1"
+    )
+    await Postgres.query(
+      db.url,
+      `INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, template, status,
+         sender_type, sender_id, created_at, updated_at, priority, not_before)
+       SELECT $1::uuid, 'msg_bench' || lpad(i::text, 20, '0'), $2, $3, $4, 'outbound', 'template',
+         '{"name":"bench","language":"en_US","components":[]}'::jsonb, 'queued', 'user', 'bench', now(), now(), 0, now()
+       FROM generate_series(1, $5::int) AS i`,
+      [account.account_id, conversation!.id, conversation!.lead_id, channel.id, OUTBOUND]
+    )
+    const queued = async () =>
+      Number(
+        (await Postgres.query<{ n: string }>(db.url, "SELECT count(*) AS n FROM messages WHERE status = 'queued'"))[0]!
+          .n
+      )
+    const sendStarted = Date.now()
+    const worker = await Processes.worker(db.url, {
+      WHATSAPP_APP_SECRET: SECRET,
+      WHATSAPP_VERIFY_TOKEN: "bench",
+      WHATSAPP_SEND_RATE: "0",
+      WHATSAPP_SIMULATOR_DELAYS_MS: "0,0,0"
+    })
+    running.push(worker)
+    let left = await queued()
+    while (left > 0 && Date.now() - sendStarted < 600_000) {
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      left = await queued()
+    }
+    const drained = (Date.now() - sendStarted) / 1000
+    const outboundRate = (OUTBOUND - left) / drained
+    const [states] = await Postgres.query<Record<string, string>>(
+      db.url,
+      `SELECT count(*) FILTER (WHERE status = 'read') AS read, count(*) FILTER (WHERE status = 'failed') AS failed
+       FROM messages WHERE id LIKE 'msg_bench%'`
+    )
+    log(
+      `outbound: ${OUTBOUND - left} of ${OUTBOUND} sent in ${drained.toFixed(1)} s: ${outboundRate.toFixed(0)}/s (read ${states!.read}, failed ${states!.failed})`
+    )
+
+    writeFileSync(
+      join(here, "MESSAGING.md"),
+      `# Messaging benchmarks (issue 11)
+
+\`npm run bench:messaging\` on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores,
+PostgreSQL; ${Processes.pinning}.
+
+| what | result | target |
+|---|---|---|
+| inbound: signed batches of 10 to \`/webhooks/whatsapp\`, ${CONNECTIONS} connections, ${SECONDS} s | ${inboundRate.toFixed(0)} messages stored/s; acknowledgement p50 ${inbound.p50} ms, p99 ${inbound.p99} ms | ≥ 1,000/s, p99 ≤ 100 ms |
+| outbound: one \`leadline worker\` draining ${OUTBOUND} queued messages to the simulator (no rate limit; sent, delivered and read played back through the inbound route) | ${outboundRate.toFixed(0)} messages/s (${drained.toFixed(1)} s; ${states!.read} read, ${states!.failed} failed) | ≥ 1,000/s |
+`
+    )
+    log("wrote bench/MESSAGING.md")
+  } finally {
+    for (const process of running.reverse()) await process.stop()
+    await db.drop()
+  }
+}
+
+await main()

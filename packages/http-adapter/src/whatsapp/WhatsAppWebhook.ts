@@ -1,13 +1,15 @@
-import { Effect } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Effect } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Inbound } from "@leadline/core/whatsapp/Inbound"
 import { toResponse } from "../ErrorMapping.ts"
-import { Forbidden, Unauthorized } from "../WireErrors.ts"
+import { DEFAULT_MAX_BODY_BYTES } from "../RequestEnvelope.ts"
+import { Forbidden, PayloadTooLarge, Unauthorized } from "../WireErrors.ts"
 
 const PATH = "/webhooks/whatsapp"
 const acknowledged = HttpServerResponse.jsonUnsafe({})
 const badSignature = toResponse(new Unauthorized({ error: "Missing or wrong X-Hub-Signature-256" }))
 const badToken = toResponse(new Forbidden({ error: "Wrong verify token" }))
+const tooLarge = toResponse(new PayloadTooLarge({ error: "The request body is over the limit of 1048576 bytes" }))
 
 /**
  * WhatsApp's webhook (CONTRACT-MESSAGING §6.1): plain router routes, not HttpApi endpoints,
@@ -35,7 +37,18 @@ export const routes = HttpRouter.use((router) =>
       PATH,
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const raw = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+        // The API's body limit, also while a chunked body streams in (CONTRACT-MESSAGING §6.1).
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > DEFAULT_MAX_BODY_BYTES) return tooLarge
+        const body = yield* Effect.result(
+          Effect.provideService(
+            request.arrayBuffer,
+            HttpIncomingMessage.MaxBodySize,
+            ByteSize.bytes(DEFAULT_MAX_BODY_BYTES)
+          )
+        )
+        if (body._tag === "Failure") return tooLarge
+        const raw = new Uint8Array(body.success)
         const receipt = yield* inbound.receive(raw, request.headers["x-hub-signature-256"])
         return receipt._tag === "Unauthorized" ? badSignature : acknowledged
       })

@@ -130,6 +130,16 @@ export const contract = (context: ContractContext) => {
       expect(await conversationsOfChannel(channel.id)).toEqual([])
     })
 
+    it("refuses a body over 1 MiB with 413, before checking or parsing it", async () => {
+      const huge = new TextEncoder().encode(`{"object":"whatsapp_business_account","pad":"${"x".repeat(1024 * 1024)}"}`)
+      const reply = await postWebhook(context.target, huge)
+      expect(reply.status).toBe(413)
+      expect(await reply.json()).toEqual({
+        error: "The request body is over the limit of 1048576 bytes",
+        code: "payload_too_large"
+      })
+    })
+
     it("stores a message delivered three times, twice at once, only once", async () => {
       const channel = await createChannel(context.target, context.acme.ownerKey)
       const raw = MetaWebhook.inboundTextPayload({

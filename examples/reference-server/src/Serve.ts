@@ -15,6 +15,7 @@ import * as RateLimits from "./RateLimits.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
+import * as Snoozer from "@leadline/core/conversations/Snoozer"
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -39,7 +40,8 @@ export const serve = Effect.gen(function* () {
     ),
     IdempotencyPurge.layer(),
     config.workerEnabled ? Worker.layer(config) : Layer.empty,
-    WhatsApp.sender(config)
+    WhatsApp.sender(config),
+    Snoozer.layer()
   ).pipe(
     // The transport serves the sender and, in simulator mode, the operator's customer route.
     Layer.provide(WhatsApp.transport(config)),

@@ -16,6 +16,7 @@ import { Sender } from "@leadline/webhook-worker/Sender"
 import * as Worker from "@leadline/webhook-worker/Worker"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import * as MessageSender from "@leadline/core/messages/Sender"
+import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
@@ -52,6 +53,8 @@ export interface StartOptions {
         /** What the sender sends through: the simulator (statuses at once) unless given. */
         readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services> | undefined
         readonly senderOptions?: MessageSender.Options | undefined
+        /** How often snoozed conversations are reopened when due (30 s). */
+        readonly snoozeCheckMillis?: number | undefined
       }
     | undefined
   readonly webhooks?:
@@ -104,7 +107,8 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     Layer.mergeAll(
       Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }),
       worker,
-      messageSender
+      messageSender,
+      Snoozer.layer({ intervalMillis: options.messaging?.snoozeCheckMillis })
     ).pipe(
       Layer.provide(transport),
       Layer.provide(app),

@@ -19,7 +19,7 @@ import * as TestServer from "../src/TestServer.ts"
  * the events of each step reach a receiver on a real socket, signed as lead events are.
  */
 
-const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 15_000) => {
+const waitUntil = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 15_000) => {
   const deadline = Date.now() + timeoutMs
   let value = await probe()
   while (!done(value) && Date.now() < deadline) {
@@ -54,6 +54,7 @@ for (const [name, wiring] of wirings) {
       dispose = made.dispose
       server = await TestServer.start({
         app: made.app,
+        messaging: { snoozeCheckMillis: 100 },
         webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
       })
       receiver = await MockReceiver.start()
@@ -83,7 +84,7 @@ for (const [name, wiring] of wirings) {
       })
       expect(sent.status, sent.text).toBe(201)
       expect(sent.body.status).toBe("queued")
-      const final = await until(
+      const final = await waitUntil(
         () => message(sent.body.id),
         (m) => m.status === "read"
       )
@@ -108,6 +109,28 @@ for (const [name, wiring] of wirings) {
       ).toEqual(["delivered", "read"])
     })
 
+    it("reopens a conversation when its snooze runs out, and not before", async () => {
+      const snooze = async (minutes: number) => {
+        const { conversation, channel } = await makeConversation(server, account.ownerKey)
+        const until = new Date(Date.parse(channel.created_at as string) + minutes * 60_000).toISOString()
+        const snoozed = await call(server, "PATCH", `/api/v1/conversations/${conversation.id}`, {
+          auth: account.ownerKey,
+          json: { status: "snoozed", snoozed_until: until }
+        })
+        expect(snoozed.body).toMatchObject({ status: "snoozed", snoozed_until: until })
+        return async () =>
+          (await call(server, "GET", `/api/v1/conversations/${conversation.id}`, { auth: account.ownerKey })).body
+      }
+      const soon = await snooze(1)
+      const later = await snooze(60)
+      server.clock.advance("10 minutes")
+      // The soon one opening shows a check ran after the clock moved; the later one's time has not come.
+      expect(await waitUntil(soon, (c) => c.status === "open")).toMatchObject({ status: "open", snoozed_until: null })
+      expect((await later()).status).toBe("snoozed")
+      server.clock.advance("2 hours")
+      expect(await waitUntil(later, (c) => c.status === "open")).toMatchObject({ status: "open", snoozed_until: null })
+    })
+
     it("fails a message WhatsApp cannot deliver, with the provider's code, and gives its usage back", async () => {
       const { channel } = await makeConversation(server, account.ownerKey)
       // The simulator's scripted number ending 0001: accepted, then a failed status (131026).
@@ -121,7 +144,7 @@ for (const [name, wiring] of wirings) {
         json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
       })
       expect(sent.status, sent.text).toBe(201)
-      const final = await until(
+      const final = await waitUntil(
         () => message(sent.body.id),
         (m) => m.status === "failed"
       )
@@ -142,7 +165,7 @@ for (const [name, wiring] of wirings) {
         auth: account.ownerKey,
         json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
       })
-      const final = await until(
+      const final = await waitUntil(
         () => message(sent.body.id),
         (m) => m.status === "read"
       )
@@ -156,7 +179,7 @@ for (const [name, wiring] of wirings) {
         auth: account.ownerKey,
         json: { ...TEMPLATE_SEND, lead_id: silent.body.id, channel_id: channel.id }
       })
-      const failed = await until(
+      const failed = await waitUntil(
         () => message(lost.body.id),
         (m) => m.status === "failed"
       )
@@ -345,7 +368,7 @@ describe("sending through the Cloud API transport, against a mock Graph server",
     return reply.body.id as string
   }
   const settled = (id: string) =>
-    until(
+    waitUntil(
       async () => (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body,
       (m) => m.status !== "queued"
     )

@@ -23,6 +23,8 @@ export class Conversations extends Context.Service<
       id: string,
       input: UpdateConversation
     ) => Effect.Effect<Conversation, PermissionDenied | NotFound | InvalidInput, Needs>
+    /** The system's: opens every conversation whose snooze has run out, in every account; how many. */
+    readonly reopenSnoozed: Effect.Effect<number>
   }
 >()("core/Conversations") {
   static readonly layer: Layer.Layer<Conversations, never, ConversationsRepo | AccountsRepo> = Layer.effect(
@@ -87,7 +89,11 @@ export class Conversations extends Context.Service<
         )
       }, Tracing.span("Conversations.update"))
 
-      return Conversations.of({ list, get, update })
+      const reopenSnoozed = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        repo.wakeSnoozed(new Date(now).toISOString())
+      )
+
+      return Conversations.of({ list, get, update, reopenSnoozed })
     })
   )
 }

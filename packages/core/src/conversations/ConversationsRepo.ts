@@ -11,6 +11,8 @@ export class ConversationsRepo extends Context.Service<
     readonly find: (accountId: string, id: string) => Effect.Effect<Conversation | undefined>
     /** Replaces the stored conversation's status, snooze and assignment; undefined when it is not in the account. */
     readonly update: (accountId: string, conversation: Conversation) => Effect.Effect<Conversation | undefined>
+    /** Opens every snoozed conversation whose `snoozed_until` is at or before `now`; how many. */
+    readonly wakeSnoozed: (now: string) => Effect.Effect<number>
     /** Deletes a lead's conversations. */
     readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<void>
     /** The conversation of (channel, lead), made with `fresh` when there is none. */

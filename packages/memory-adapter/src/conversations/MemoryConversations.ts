@@ -59,6 +59,20 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
         conversations.insert(tx, { accountId, conversation: fresh })
         return fresh
       }),
+    wakeSnoozed: (now) =>
+      atomically((tx) => {
+        let woken = 0
+        for (const row of [...conversations.rows()]) {
+          const c = row.conversation
+          if (c.status !== "snoozed" || c.snoozed_until === null || c.snoozed_until > now) continue
+          conversations.update(tx, {
+            accountId: row.accountId,
+            conversation: { ...c, status: "open", snoozed_until: null, updated_at: now }
+          })
+          woken++
+        }
+        return woken
+      }),
     removeForLead: (accountId, leadId) =>
       atomically((tx) => {
         for (const row of [...conversations.scan("account", accountId)]) {

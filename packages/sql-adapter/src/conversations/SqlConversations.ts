@@ -78,6 +78,12 @@ export const layer = Layer.effect(
             WHERE account_id = ${accountId}::uuid AND channel_id = ${fresh.channel_id} AND lead_id = ${fresh.lead_id}`)
           return found!
         }),
+      wakeSnoozed: (now) =>
+        orDie(sql<{ n: number }>`
+          WITH woken AS (
+            UPDATE conversations SET status = 'open', snoozed_until = NULL, updated_at = ${now}::timestamptz
+            WHERE status = 'snoozed' AND snoozed_until <= ${now}::timestamptz RETURNING 1)
+          SELECT count(*)::int AS n FROM woken`).pipe(Effect.map(([row]) => row?.n ?? 0)),
       removeForLead: (accountId, leadId) =>
         orDie(sql`DELETE FROM conversations WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId}`).pipe(
           Effect.asVoid

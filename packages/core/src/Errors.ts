@@ -50,6 +50,17 @@ export const invalidInput = (error: Schema.SchemaError, what: string): InvalidIn
   return new InvalidInput({ message: `Invalid ${what}${summary}`, details })
 }
 
+/** A field a service refuses after decoding: a reference to nothing, a rule across fields. */
+export const invalidField = (path: string, message: string, where: "body" | "query" = "body"): InvalidInput =>
+  new InvalidInput({ message: `Invalid request ${where}: ${path}: ${message}`, details: [{ path, message }] })
+
+/** `assigned_user_id` naming no user of the caller's account (leads, conversations). */
+export const unknownAssignee = (): InvalidInput =>
+  new InvalidInput({
+    message: "assigned_user_id is not a user of this account",
+    details: [{ path: "assigned_user_id", message: "no such user in this account" }]
+  })
+
 /**
  * Decodes a service's input itself, so that an app embedding the core gets the
  * same rules (a normalised phone, field limits) as a call through HTTP, where the

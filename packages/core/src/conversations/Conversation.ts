@@ -26,6 +26,29 @@ export const Conversation = Schema.Struct({
 }).annotate({ identifier: "Conversation" })
 export type Conversation = typeof Conversation.Type
 
+/** A new thread: `open` when the customer wrote first, `pending` when we did (§4.2). */
+export const fresh = (fields: {
+  readonly id: string
+  readonly lead_id: string
+  readonly channel_id: string
+  readonly status: "open" | "pending"
+  readonly contact_wa_id: string | null
+  readonly now: string
+}): Conversation => ({
+  id: fields.id,
+  lead_id: fields.lead_id,
+  channel_id: fields.channel_id,
+  status: fields.status,
+  assigned_user_id: null,
+  snoozed_until: null,
+  contact_wa_id: fields.contact_wa_id,
+  last_message_at: null,
+  last_inbound_at: null,
+  service_window_expires_at: null,
+  created_at: fields.now,
+  updated_at: fields.now
+})
+
 export const DAY_MILLIS = 24 * 60 * 60 * 1000
 
 /** `service_window_expires_at` follows from `last_inbound_at`: stored nowhere, so it cannot drift. */

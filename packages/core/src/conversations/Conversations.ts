@@ -1,7 +1,14 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, authorizeFullAccess, type CurrentPrincipal } from "../auth/Principal.ts"
-import { decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import {
+  decodeInput,
+  type InvalidInput,
+  invalidField,
+  NotFound,
+  type PermissionDenied,
+  unknownAssignee
+} from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
@@ -33,8 +40,6 @@ export class Conversations extends Context.Service<
       const repo = yield* ConversationsRepo
       const accounts = yield* AccountsRepo
       const decodeUpdate = decodeInput(UpdateConversation, "conversation")
-      const invalid = (path: string, message: string) =>
-        new InvalidInput({ message: `Invalid request body: ${path}: ${message}`, details: [{ path, message }] })
 
       const list = Effect.fnUntraced(function* (filters: Filters, page: Pagination.Page) {
         const principal = yield* authorize("conversations.view")
@@ -55,20 +60,17 @@ export class Conversations extends Context.Service<
         if (current === undefined) return yield* new NotFound({ resource: "conversation", id })
         const status = input.status ?? current.status
         if (input.snoozed_until != null && status !== "snoozed") {
-          return yield* invalid("snoozed_until", 'only with status "snoozed"')
+          return yield* invalidField("snoozed_until", 'only with status "snoozed"')
         }
         const now = yield* Clock.currentTimeMillis
         if (input.snoozed_until != null && Date.parse(input.snoozed_until) <= now) {
-          return yield* invalid("snoozed_until", "must be in the future")
+          return yield* invalidField("snoozed_until", "must be in the future")
         }
         if (
           input.assigned_user_id != null &&
           (yield* accounts.findUser(principal.accountId, input.assigned_user_id)) === undefined
         ) {
-          return yield* new InvalidInput({
-            message: "assigned_user_id is not a user of this account",
-            details: [{ path: "assigned_user_id", message: "no such user in this account" }]
-          })
+          return yield* unknownAssignee()
         }
         const next: Conversation = {
           ...current,

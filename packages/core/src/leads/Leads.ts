@@ -1,7 +1,14 @@
 import { Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import { type Conflict, decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import {
+  type Conflict,
+  decodeInput,
+  type InvalidInput,
+  NotFound,
+  type PermissionDenied,
+  unknownAssignee
+} from "../Errors.ts"
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
@@ -53,10 +60,7 @@ export class Leads extends Context.Service<
       const checkAssignee = Effect.fnUntraced(function* (accountId: string, userId: string | null | undefined) {
         if (userId === null || userId === undefined) return
         if ((yield* accounts.findUser(accountId, userId)) === undefined) {
-          return yield* new InvalidInput({
-            message: "assigned_user_id is not a user of this account",
-            details: [{ path: "assigned_user_id", message: "no such user in this account" }]
-          })
+          return yield* unknownAssignee()
         }
       })
 

@@ -3,12 +3,13 @@ import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { PLANS } from "../accounts/Account.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
-import { type Conversation, DAY_MILLIS } from "../conversations/Conversation.ts"
+import { type Conversation, DAY_MILLIS, fresh } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import {
   Conflict,
   decodeInput,
-  InvalidInput,
+  type InvalidInput,
+  invalidField,
   LimitReached,
   NotFound,
   type PermissionDenied,
@@ -25,9 +26,6 @@ import { MessagesRepo } from "./MessagesRepo.ts"
 
 type Needs = CurrentPrincipal
 type SendError = PermissionDenied | NotFound | Conflict | InvalidInput | WindowClosed | LimitReached
-
-const reference = (path: string, message: string) =>
-  new InvalidInput({ message: `Invalid request body: ${path}: ${message}`, details: [{ path, message }] })
 
 /**
  * Reading and sending messages: `messages.view` reads (`conversations:read` or
@@ -77,10 +75,7 @@ export class Messages extends Context.Service<
         }
         const anchor = before === undefined ? undefined : yield* repo.find(principal.accountId, before)
         if (before !== undefined && anchor?.conversation_id !== conversationId) {
-          return yield* new InvalidInput({
-            message: "Invalid request query: before: not a message of this conversation",
-            details: [{ path: "before", message: "not a message of this conversation" }]
-          })
+          return yield* invalidField("before", "not a message of this conversation", "query")
         }
         const slice = yield* repo.list(principal.accountId, conversationId, page, anchor)
         return { messages: slice.items, meta: Pagination.meta(page, slice.total) }
@@ -176,37 +171,34 @@ export class Messages extends Context.Service<
           Effect.gen(function* () {
             // An id in a body that names nothing in the account is the caller's mistake (§0a.5).
             if ((yield* leads.find(accountId, lead_id)) === undefined) {
-              return yield* reference("lead_id", "no such lead in this account")
+              return yield* invalidField("lead_id", "no such lead in this account")
             }
             let channelId: string
             if (channel_id !== undefined) {
               if ((yield* channels.find(accountId, channel_id)) === undefined) {
-                return yield* reference("channel_id", "no such channel in this account")
+                return yield* invalidField("channel_id", "no such channel in this account")
               }
               channelId = channel_id
             } else {
               const active = yield* channels.active(accountId)
               if (active.length === 0) return yield* new Conflict({ message: "No WhatsApp channel is connected" })
               if (active.length > 1) {
-                return yield* reference("channel_id", "required when the account has more than one active channel")
+                return yield* invalidField("channel_id", "required when the account has more than one active channel")
               }
               channelId = active[0]!.id
             }
             const now = yield* Ids.now
-            const conversation = yield* conversations.findOrCreate(accountId, {
-              id: yield* Ids.make("cv"),
-              lead_id,
-              channel_id: channelId,
-              status: "pending",
-              assigned_user_id: null,
-              snoozed_until: null,
-              contact_wa_id: null,
-              last_message_at: null,
-              last_inbound_at: null,
-              service_window_expires_at: null,
-              created_at: now,
-              updated_at: now
-            })
+            const conversation = yield* conversations.findOrCreate(
+              accountId,
+              fresh({
+                id: yield* Ids.make("cv"),
+                lead_id,
+                channel_id: channelId,
+                status: "pending",
+                contact_wa_id: null,
+                now
+              })
+            )
             return yield* queue(accountId, principal.userId, conversation, input)
           })
         )

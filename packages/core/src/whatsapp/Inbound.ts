@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
-import type { Conversation } from "../conversations/Conversation.ts"
+import { fresh } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
@@ -130,21 +130,17 @@ export class Inbound extends Context.Service<
       ) {
         const leadId = yield* leadFor(accountId, channelId, item)
         const now = yield* Ids.now
-        const fresh: Conversation = {
-          id: yield* Ids.make("cv"),
-          lead_id: leadId,
-          channel_id: channelId,
-          status: "open",
-          assigned_user_id: null,
-          snoozed_until: null,
-          contact_wa_id: item.from,
-          last_message_at: null,
-          last_inbound_at: null,
-          service_window_expires_at: null,
-          created_at: now,
-          updated_at: now
-        }
-        const conversation = yield* conversations.findOrCreate(accountId, fresh)
+        const conversation = yield* conversations.findOrCreate(
+          accountId,
+          fresh({
+            id: yield* Ids.make("cv"),
+            lead_id: leadId,
+            channel_id: channelId,
+            status: "open",
+            contact_wa_id: item.from,
+            now
+          })
+        )
         const at = item.timestamp.toISOString()
         const message: Message = {
           id: yield* Ids.make("msg"),

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeAccount, nextPhone } from "@leadline/testkit/Fixtures"
 import { call, type Reply } from "@leadline/testkit/Http"
@@ -19,6 +21,7 @@ let receiver: MockReceiver.MockReceiver
 let log = ""
 const apiKeys = new Set<string>()
 const webhookSecrets = new Set<string>()
+const accessToken = `EAAG${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex")}`
 
 /** The log's lines that contain `needle`: an empty list reads better than a 200-line haystack when it fails. */
 const linesWith = (needle: string | RegExp) =>
@@ -125,13 +128,48 @@ beforeAll(async () => {
   expectError(await call(server, "POST", "/api/webhooks/deliveries/redeliver?id=%00", { auth: owner }))
   expectError(await call(server, "DELETE", "/admin/v1/keys/%00", { auth: server.adminToken }))
 
-  // Let the failing deliveries (lead.created and lead.deleted, to each receiver) run a few
-  // rounds of retries, then ask for one again.
+  // WhatsApp: a channel with its access token, a customer played in (signed with the app
+  // secret), a reply through the sender, a forged signature and a wrong verify token.
+  const channel = await call(server, "POST", "/api/v1/channels", {
+    auth: owner,
+    json: {
+      type: "whatsapp",
+      name: "Logged line",
+      phone_number_id: "777000111",
+      display_phone_number: "+16505551111",
+      access_token: accessToken
+    }
+  })
+  expect(channel.status, channel.text).toBe(201)
+  const played = await call(server, "POST", "/admin/v1/simulator/whatsapp/inbound", {
+    auth: server.adminToken,
+    json: { phone_number_id: "777000111", from: "14155550123", text: "Hello" }
+  })
+  expect(played.status, played.text).toBe(202)
+  const [conversation] = (await call(server, "GET", "/api/v1/conversations", { auth: owner })).body.conversations
+  const reply = await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+    auth: owner,
+    json: { type: "text", text: "Hi back" }
+  })
+  expect(reply.status, reply.text).toBe(201)
+  expectError(
+    await call(server, "POST", "/webhooks/whatsapp", {
+      raw: '{"object":"whatsapp_business_account","entry":[]}',
+      headers: { ...json, "x-hub-signature-256": `sha256=${"0".repeat(64)}` }
+    }),
+    401
+  )
+  expectError(
+    await call(server, "GET", "/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1"),
+    403
+  )
+  // Let the failing deliveries (lead.created and lead.deleted, and lead.created of the customer
+  // who wrote in on WhatsApp, to each receiver) run a few rounds of retries, then ask for one again.
   await failing.waitFor(4, 15_000)
   await dropping.waitFor(4, 15_000)
   const deliveries = await call(server, "GET", "/api/webhooks/deliveries", { auth: owner })
   expect(deliveries.status).toBe(200)
-  expect(deliveries.body.deliveries).toHaveLength(4)
+  expect(deliveries.body.deliveries).toHaveLength(6)
   for (const delivery of deliveries.body.deliveries) {
     expect(delivery.attempts.every((attempt: { status_code: number | null }) => attempt.status_code !== 200)).toBe(true)
   }
@@ -179,6 +217,15 @@ describe("the server log at debug level", () => {
       expect(linesWith(secret.slice("whsec_".length))).toEqual([])
     }
     expect(linesWith("whsec_")).toEqual([])
+  })
+
+  it("holds no channel access token, nor the Meta app's secret or verify token", () => {
+    expect(linesWith(accessToken)).toEqual([])
+    for (const file of ["whatsapp-app-secret", "whatsapp-verify-token"]) {
+      const secret = readFileSync(join(dataDir, file), "utf8").trim()
+      expect(secret.length).toBeGreaterThan(20)
+      expect(linesWith(secret)).toEqual([])
+    }
   })
 
   it("holds no operator token", () => {

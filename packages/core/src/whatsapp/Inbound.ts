@@ -245,6 +245,15 @@ export class Inbound extends Context.Service<
                     `WhatsApp reported an error for phone_number_id ${change.phoneNumberId}: ${error.code ?? "?"} ${error.title ?? ""} ${error.message ?? ""}`
                   )
                 }
+                // An error about the number itself (its throughput, say) is what the account sees on the channel.
+                const last = change.errors.at(-1)
+                if (last !== undefined) {
+                  yield* channels.setLastError(accountId, channel.id, {
+                    code: "provider_error",
+                    message: last.message ?? last.title ?? "WhatsApp reported an error",
+                    provider_code: last.code
+                  })
+                }
               }),
               { discard: true }
             ).pipe(Effect.provideService(Outbox, outbox))

@@ -83,6 +83,18 @@ export const contract = (context: ContractContext) => {
       expect(read.body).toEqual(message)
     })
 
+    it("records an error WhatsApp reports for the number (value.errors) as the channel's last_error", async () => {
+      expect((await postWebhook(context.target, fixture("value-errors-130429.json"))).status).toBe(200)
+      const channel = await call(context.target, "GET", `/api/v1/channels/${fixtureChannel.id}`, {
+        auth: context.acme.ownerKey
+      })
+      expect(channel.body.last_error).toEqual({
+        code: "provider_error",
+        message: "Rate limit hit",
+        provider_code: 130429
+      })
+    })
+
     it("verifies the bytes as sent: Meta's escaped unicode is stored decoded, a re-serialised body is refused", async () => {
       const raw = fixture("escaped-unicode.json")
       const reserialised = new TextEncoder().encode(JSON.stringify(JSON.parse(raw.toString())))

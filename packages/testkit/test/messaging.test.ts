@@ -386,6 +386,18 @@ describe("sending through the Cloud API transport, against a mock Graph server",
     expect(posts[1]!.receivedAt - posts[0]!.receivedAt).toBeGreaterThanOrEqual(1700)
   })
 
+  it("cools the channel down after a throughput refusal: the next send waits about a second", async () => {
+    graph.script(MockGraph.Reply.graphError(400, 130429))
+    const before = graph.requests().length
+    const refused = await sendOne()
+    const [first] = (await graph.waitFor(before + 1, 10_000)).slice(before)
+    const next = await sendOne()
+    expect((await settled(next)).status).toBe("sent")
+    const [nextPost] = postsFor(next)
+    expect(nextPost!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(900)
+    expect((await settled(refused)).status).toBe("sent")
+  })
+
   it("fails a permanent refusal with WhatsApp's code, after one POST", async () => {
     graph.script(MockGraph.Reply.graphError(400, 131026, { message: "Message undeliverable" }))
     const id = await sendOne()

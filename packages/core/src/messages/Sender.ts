@@ -17,6 +17,9 @@ export interface Options {
   readonly ratePerChannel?: number | undefined
 }
 
+/** WhatsApp's "too many messages from this number" (§7.2). */
+const THROUGHPUT = 130429
+
 /** Attempts before a message that keeps being refused for now is failed (§7.3). */
 export const MAX_ATTEMPTS = 10
 
@@ -53,14 +56,23 @@ export const layer = (options: Options = {}) =>
       const rate = options.ratePerChannel ?? 20
       // Token buckets per channel, in this process (§7.2): the earliest time each may send next.
       const nextSlot = new Map<string, number>()
+      // A channel WhatsApp refused for throughput (130429) cools down 1, 2, 4 … 60 s, until a send goes through.
+      const cooling = new Map<string, { until: number; millis: number }>()
 
       const pace = (phoneNumberId: string) =>
         Effect.gen(function* () {
-          if (rate <= 0) return
           const now = yield* Clock.currentTimeMillis
-          const slot = Math.max(now, nextSlot.get(phoneNumberId) ?? now)
-          nextSlot.set(phoneNumberId, slot + 1000 / rate)
+          const cool = cooling.get(phoneNumberId)
+          const earliest = Math.max(now, cool?.until ?? now)
+          const slot = rate <= 0 ? earliest : Math.max(earliest, nextSlot.get(phoneNumberId) ?? now)
+          if (rate > 0) nextSlot.set(phoneNumberId, slot + 1000 / rate)
           if (slot > now) yield* Effect.sleep(Duration.millis(slot - now))
+        })
+
+      const coolDown = (phoneNumberId: string) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const millis = Math.min(60_000, (cooling.get(phoneNumberId)?.millis ?? 500) * 2)
+          cooling.set(phoneNumberId, { until: now + millis, millis })
         })
 
       const fail = (claimed: ClaimedMessage, error: { code: string; message: string; provider_code: number | null }) =>
@@ -85,6 +97,7 @@ export const layer = (options: Options = {}) =>
               provider_code: failure.providerCode
             })
           }
+          if (failure.providerCode === THROUGHPUT) yield* coolDown(claimed.channel.phoneNumberId)
           if (failure.retryable && claimed.attempts < MAX_ATTEMPTS) {
             const now = yield* Clock.currentTimeMillis
             const delay = backoffMillis(claimed.attempts, failure.providerCode, yield* Random.next)
@@ -129,6 +142,7 @@ export const layer = (options: Options = {}) =>
             })
           )
           if (result._tag === "Failure") return yield* outcome(claimed, result.failure)
+          cooling.delete(claimed.channel.phoneNumberId)
           const at = yield* Ids.now
           yield* statuses.apply(
             claimed.accountId,

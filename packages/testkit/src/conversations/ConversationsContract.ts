@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs"
+import { Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
+import * as Client from "@leadline/http-adapter/Client"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
@@ -545,6 +548,43 @@ export const contract = (context: ContractContext) => {
       ]) {
         expect((await call(context.target, "GET", path, { auth: context.acme.ownerKey })).status, path).toBe(404)
       }
+    })
+  })
+
+  describe("typed client", () => {
+    it("connects a channel, reads the thread and sends through the generated client; a closed window is a typed failure", async () => {
+      const { conversation } = await makeConversation(context.target, context.acme.ownerKey)
+      const result = await Effect.runPromise(
+        Client.make({ baseUrl: context.target.baseUrl, apiKey: context.acme.ownerKey }).pipe(
+          Effect.flatMap((client) =>
+            Effect.gen(function* () {
+              const thread = yield* client.conversations.get({ params: { id: conversation.id } })
+              const sent = yield* client.conversations.send({
+                params: { id: conversation.id },
+                payload: { type: "template", template: { name: "hello_world", language: "en_US" } },
+                headers: {}
+              })
+              const page = yield* client.conversations.messages({ params: { id: conversation.id }, query: {} })
+              const channels = yield* client.channels.list({ query: {} })
+              const cold = yield* client.leads.create({ payload: { name: "Cold", phone: "+14155550166" }, headers: {} })
+              const refused = yield* Effect.flip(
+                client.messages.send({
+                  payload: { type: "text", text: "Hi", lead_id: cold.id, channel_id: thread.channel_id },
+                  headers: {}
+                })
+              )
+              return { thread, sent, page, channels, refused }
+            })
+          ),
+          Effect.provide(FetchHttpClient.layer)
+        )
+      )
+      expect(result.thread.id).toBe(conversation.id)
+      expect(result.sent).toMatchObject({ conversation_id: conversation.id, status: "queued", type: "template" })
+      expect(result.page.messages.map((m) => m.id)).toContain(result.sent.id)
+      expect(result.channels.channels.map((c) => c.id)).toContain(result.thread.channel_id)
+      expect(result.refused._tag).toBe("WindowClosed")
+      expect(result.refused).toMatchObject({ code: "customer_service_window_closed" })
     })
   })
 }

@@ -1,8 +1,7 @@
-import { join, resolve } from "node:path"
 import type { Redacted } from "effect"
-import { resolveSecret } from "./SecretFile.ts"
+import { resolveSecret, secretFile } from "./SecretFile.ts"
 
-export const fileIn = (dataDir: string) => join(resolve(dataDir), "admin-token")
+export const fileIn = (dataDir: string) => secretFile(dataDir, "admin-token")
 
 /**
  * The operator token: `LEADLINE_ADMIN_TOKEN` when set; otherwise the one kept in

@@ -3,6 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join, resolve } from "node:path"
 import { Effect, Redacted } from "effect"
 
+/** Where the data directory keeps the secret `name`. */
+export const secretFile = (dataDir: string, name: string) => join(resolve(dataDir), name)
+
 /**
  * A secret from the environment when set; otherwise the one kept in the data directory
  * under `name`, made on first start (mode 0600). Only the file's path is logged.
@@ -16,7 +19,7 @@ export const resolveSecret = (options: {
 }) =>
   Effect.gen(function* () {
     if (options.fromEnv !== undefined) return options.fromEnv
-    const file = join(resolve(options.dataDir), options.name)
+    const file = secretFile(options.dataDir, options.name)
     if (existsSync(file)) return Redacted.make(readFileSync(file, "utf8").trim())
     const secret = `${options.prefix ?? ""}${randomBytes(32).toString("base64url")}`
     mkdirSync(resolve(options.dataDir), { recursive: true })

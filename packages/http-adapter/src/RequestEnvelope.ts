@@ -14,7 +14,7 @@ const isJson = (contentType: string | undefined) => {
   return contentType.split(";", 1)[0]!.trim().toLowerCase() === "application/json"
 }
 
-const tooLarge = (maxBytes: number) =>
+export const tooLarge = (maxBytes: number) =>
   // Closing the connection spares reading a body we will not use.
   HttpServerResponse.setHeader(
     toResponse(new PayloadTooLarge({ error: `The request body is over the limit of ${maxBytes} bytes` })),

@@ -12,22 +12,15 @@ import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { makeConversation, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
+import { until } from "../src/internal/wire.ts"
+
+const waitUntil = <A>(probe: () => Promise<A>, done: (value: A) => boolean) => until(probe, done, 15_000)
 
 /**
  * Sending end to end: the API queues, the sender in the server hands the message to the
  * simulator, which plays WhatsApp's status webhooks back through the real inbound route;
  * the events of each step reach a receiver on a real socket, signed as lead events are.
  */
-
-const waitUntil = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs = 15_000) => {
-  const deadline = Date.now() + timeoutMs
-  let value = await probe()
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    value = await probe()
-  }
-  return value
-}
 
 const wirings: ReadonlyArray<
   readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
@@ -68,6 +61,19 @@ for (const [name, wiring] of wirings) {
 
     const message = async (id: string) =>
       (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body
+    const used = async () =>
+      (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used as number
+
+    /** A template to a new lead with this phone: the simulator's scripted endings decide its fate. */
+    const sendToNewLead = async (channelId: string, name: string, phone: string) => {
+      const lead = await call(server, "POST", "/api/v1/leads", { auth: account.ownerKey, json: { name, phone } })
+      const sent = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channelId }
+      })
+      expect(sent.status, sent.text).toBe(201)
+      return sent.body.id as string
+    }
 
     it("goes queued → sent → delivered → read, with message.sent and two message.status_changed, signed", async () => {
       const endpoint = receiver.endpoint("/messages")
@@ -133,54 +139,31 @@ for (const [name, wiring] of wirings) {
 
     it("fails a message WhatsApp cannot deliver, with the provider's code, and gives its usage back", async () => {
       const { channel } = await makeConversation(server, account.ownerKey)
+      const before = await used()
       // The simulator's scripted number ending 0001: accepted, then a failed status (131026).
-      const lead = await call(server, "POST", "/api/v1/leads", {
-        auth: account.ownerKey,
-        json: { name: "Unreachable", phone: "+14155550001" }
-      })
-      const before = (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used
-      const sent = await call(server, "POST", "/api/v1/messages", {
-        auth: account.ownerKey,
-        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
-      })
-      expect(sent.status, sent.text).toBe(201)
+      const id = await sendToNewLead(channel.id, "Unreachable", "+14155550001")
       const final = await waitUntil(
-        () => message(sent.body.id),
+        () => message(id),
         (m) => m.status === "failed"
       )
       expect(final.status).toBe("failed")
       expect(final.error).toMatchObject({ code: "provider_error", provider_code: 131026 })
-      const after = (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used
-      expect(after).toBe(before)
+      expect(await used()).toBe(before)
     })
 
     it("never sends twice after an unknown outcome, and revives the message when WhatsApp's status proves it arrived", async () => {
       const { channel } = await makeConversation(server, account.ownerKey)
       // Ending 0004: the send's outcome is unknown, but "Meta" took it and plays its statuses.
-      const lead = await call(server, "POST", "/api/v1/leads", {
-        auth: account.ownerKey,
-        json: { name: "Flaky Line", phone: "+14155550004" }
-      })
-      const sent = await call(server, "POST", "/api/v1/messages", {
-        auth: account.ownerKey,
-        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
-      })
+      const revived = await sendToNewLead(channel.id, "Flaky Line", "+14155550004")
       const final = await waitUntil(
-        () => message(sent.body.id),
+        () => message(revived),
         (m) => m.status === "read"
       )
       expect(final).toMatchObject({ status: "read", error: null })
       // Ending 0005: unknown, and nothing arrives: failed with outcome_unknown, for good.
-      const silent = await call(server, "POST", "/api/v1/leads", {
-        auth: account.ownerKey,
-        json: { name: "Silent Line", phone: "+14155550005" }
-      })
-      const lost = await call(server, "POST", "/api/v1/messages", {
-        auth: account.ownerKey,
-        json: { ...TEMPLATE_SEND, lead_id: silent.body.id, channel_id: channel.id }
-      })
+      const lost = await sendToNewLead(channel.id, "Silent Line", "+14155550005")
       const failed = await waitUntil(
-        () => message(lost.body.id),
+        () => message(lost),
         (m) => m.status === "failed"
       )
       expect(failed.error).toMatchObject({ code: "outcome_unknown", provider_code: null })

@@ -2,14 +2,14 @@ import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Inbound } from "@leadline/core/whatsapp/Inbound"
 import { toResponse } from "../ErrorMapping.ts"
-import { DEFAULT_MAX_BODY_BYTES } from "../RequestEnvelope.ts"
-import { Forbidden, PayloadTooLarge, Unauthorized } from "../WireErrors.ts"
+import { DEFAULT_MAX_BODY_BYTES, tooLarge as overLimit } from "../RequestEnvelope.ts"
+import { Forbidden, Unauthorized } from "../WireErrors.ts"
 
 const PATH = "/webhooks/whatsapp"
 const acknowledged = HttpServerResponse.jsonUnsafe({})
 const badSignature = toResponse(new Unauthorized({ error: "Missing or wrong X-Hub-Signature-256" }))
 const badToken = toResponse(new Forbidden({ error: "Wrong verify token" }))
-const tooLarge = toResponse(new PayloadTooLarge({ error: "The request body is over the limit of 1048576 bytes" }))
+const tooLarge = overLimit(DEFAULT_MAX_BODY_BYTES)
 
 /**
  * WhatsApp's webhook (CONTRACT-MESSAGING §6.1): plain router routes, not HttpApi endpoints,

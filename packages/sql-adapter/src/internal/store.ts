@@ -88,3 +88,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Ids in uuid columns: anything else names nothing, and PostgreSQL would refuse the cast. */
 export const isUuid = (value: string): boolean => UUID.test(value)
+
+/**
+ * Rows a per-account counter is spread over, and the one a connection writes: its backend's,
+ * so two writes of one account wait on each other only when their connections share a stripe
+ * (docs/design.md, "Per-account counters"). Migration 0006's function uses the same 64.
+ */
+export const COUNT_STRIPES = 64
+export const backendStripe = `(pg_backend_pid() % ${COUNT_STRIPES})::smallint`

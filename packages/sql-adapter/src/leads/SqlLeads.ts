@@ -4,7 +4,7 @@ import { Conflict } from "@leadline/core/Errors"
 import type { Lead, LeadStatus } from "@leadline/core/leads/Lead"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import type { Page } from "@leadline/core/Pagination"
-import { iso, json, orDie } from "../internal/store.ts"
+import { backendStripe, COUNT_STRIPES, iso, json, orDie } from "../internal/store.ts"
 
 interface LeadRow {
   readonly id: string
@@ -33,13 +33,8 @@ const toLead = (row: LeadRow): Lead => ({
   updated_at: iso(row.updated_at)
 })
 
-/**
- * Rows an account's lead count is spread over. Each connection moves the stripe
- * of its own backend, so two creates of one account wait on each other only when
- * their connections share a stripe (docs/design.md, "Per-account counters").
- */
-export const COUNT_STRIPES = 64
-const stripe = `(pg_backend_pid() % ${COUNT_STRIPES})::smallint`
+// The lead count's stripes (internal/store.ts), for the tests that read them.
+export { COUNT_STRIPES }
 
 const COLUMNS = "id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at"
 
@@ -73,7 +68,7 @@ export const layer = Layer.effect(
             ON CONFLICT (account_id, phone) DO NOTHING
             RETURNING account_id
           ), counted AS (
-            INSERT INTO lead_counts (account_id, stripe, total) SELECT account_id, ${sql.unsafe(stripe)}, 1 FROM inserted
+            INSERT INTO lead_counts (account_id, stripe, total) SELECT account_id, ${sql.unsafe(backendStripe)}, 1 FROM inserted
             ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1
           )
           SELECT count(*)::int AS inserted FROM inserted`).pipe(
@@ -127,7 +122,7 @@ export const layer = Layer.effect(
             WITH removed AS (
               DELETE FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING ${columns}
             ), counted AS (
-              INSERT INTO lead_counts (account_id, stripe, total) SELECT ${accountId}::uuid, ${sql.unsafe(stripe)}, -1
+              INSERT INTO lead_counts (account_id, stripe, total) SELECT ${accountId}::uuid, ${sql.unsafe(backendStripe)}, -1
               FROM removed
               ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total - 1
             )

@@ -1,10 +1,7 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { MessageUsage } from "@leadline/core/usage/MessageUsage"
-import { orDie } from "../internal/store.ts"
-
-export const STRIPES = 64
-const stripe = `(pg_backend_pid() % ${STRIPES})::smallint`
+import { backendStripe, orDie } from "../internal/store.ts"
 
 /**
  * A reservation takes `n` from its connection's stripe when that stripe's allowance covers it
@@ -17,7 +14,7 @@ export const layer = Layer.effect(
   MessageUsage,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const mine = sql.unsafe(stripe)
+    const mine = sql.unsafe(backendStripe)
 
     return MessageUsage.of({
       reserve: (accountId, period, n, limit) =>

@@ -28,7 +28,10 @@ export const freshDatabase = async (label = "") => {
   return {
     name,
     url: withDatabase(admin, name),
-    drop: () => query(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined)
+    drop: () =>
+      process.env.BENCH_KEEP_DB
+        ? Promise.resolve()
+        : query(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => undefined)
   }
 }
 

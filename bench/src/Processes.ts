@@ -31,9 +31,15 @@ const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready:
   new Promise<Running>((resolve, reject) => {
     const command = hasTaskset ? "taskset" : process.execPath
     const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : [...args]
+    // BENCH_CPU_PROF_DIR: every server and worker writes a V8 CPU profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF_DIR
     const child = spawn(command, argv, {
       cwd,
-      env: { ...process.env, ...env },
+      env: {
+        ...process.env,
+        ...env,
+        ...(profile === undefined ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` })
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let log = ""

@@ -72,7 +72,7 @@ describe("emit", () => {
       const event = yield* emit(LeadEvents.created, lead).pipe(
         Effect.provide(
           Layer.mergeAll(
-            Layer.succeed(Outbox)({ append: (event) => Effect.sync(() => void appended.push(event)) }),
+            Layer.succeed(Outbox)({ append: (events) => Effect.sync(() => void appended.push(...events)) }),
             Layer.succeed(CurrentPrincipal)({
               accountId: "2b1f5c1e-1111-4222-8333-444455556666",
               userId: "u",

@@ -42,7 +42,7 @@ describe("the in-memory outbox", () => {
       const rolledBack = yield* Effect.exit(
         transactor.withTransaction(
           Effect.gen(function* () {
-            yield* outbox.append(event("evt_rolled_back"))
+            yield* outbox.append([event("evt_rolled_back")])
             claimedMeanwhile = yield* claimAll
             return yield* Effect.fail("the change failed")
           })
@@ -52,7 +52,7 @@ describe("the in-memory outbox", () => {
       assert.deepStrictEqual(claimedMeanwhile, [])
       assert.deepStrictEqual(yield* claimAll, [])
 
-      yield* transactor.withTransaction(outbox.append(event("evt_committed")))
+      yield* transactor.withTransaction(outbox.append([event("evt_committed")]))
       const claimed = yield* claimAll
       assert.deepStrictEqual(
         claimed.map((delivery) => delivery.eventId),

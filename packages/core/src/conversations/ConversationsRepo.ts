@@ -15,19 +15,31 @@ export class ConversationsRepo extends Context.Service<
     readonly wakeSnoozed: (now: string) => Effect.Effect<number>
     /** Deletes a lead's conversations. */
     readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<void>
-    /** The conversation of (channel, lead), made with `fresh` when there is none. */
-    readonly findOrCreate: (accountId: string, fresh: Conversation) => Effect.Effect<Conversation>
-    /** An inbound message arrived at `at` (WhatsApp's time): the window moves, the thread opens. */
+    /**
+     * The conversation of each (channel, lead), made from its `fresh` one when there is none; in
+     * the order given. Each (channel, lead) appears once.
+     */
+    readonly findOrCreate: (
+      accountId: string,
+      fresh: ReadonlyArray<Conversation>
+    ) => Effect.Effect<ReadonlyArray<Conversation>>
+    /** Inbound messages arrived, the latest at `at` (WhatsApp's time): each window moves, each thread opens. */
     readonly recordInbound: (
       accountId: string,
-      id: string,
-      inbound: { readonly at: string; readonly waId: string; readonly now: string }
+      inbound: ReadonlyArray<{ readonly id: string; readonly at: string; readonly waId: string; readonly now: string }>
     ) => Effect.Effect<void>
     /** A message went out: the thread's latest activity moves, its status does not (§4.2). */
     readonly recordOutbound: (accountId: string, id: string, now: string) => Effect.Effect<void>
-    /** Records WhatsApp's `wa_id` for the conversation's contact if it had none. */
-    readonly learnWaId: (accountId: string, id: string, waId: string) => Effect.Effect<void>
-    /** The lead whose conversation on this channel has WhatsApp's `wa_id`, if any. */
-    readonly leadByWaId: (accountId: string, channelId: string, waId: string) => Effect.Effect<string | undefined>
+    /** Records WhatsApp's `wa_id` for each conversation's contact that had none. */
+    readonly learnWaIds: (
+      accountId: string,
+      learned: ReadonlyArray<{ readonly id: string; readonly waId: string }>
+    ) => Effect.Effect<void>
+    /** The leads whose conversations on this channel have these WhatsApp `wa_id`s: `wa_id` → lead id. */
+    readonly leadsByWaId: (
+      accountId: string,
+      channelId: string,
+      waIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, string>>
   }
 >()("core/ConversationsRepo") {}

@@ -11,8 +11,11 @@ export class LeadsRepo extends Context.Service<
     /** Newest first: `created_at` desc, then `id` desc. */
     readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Lead>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
-    /** The lead with this E.164 phone, if any. */
-    readonly findByPhone: (accountId: string, phone: string) => Effect.Effect<Lead | undefined>
+    /** The ids of the leads with these E.164 phones: phone → lead id. */
+    readonly idsByPhone: (
+      accountId: string,
+      phones: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, string>>
     /** Replaces the stored lead; undefined when it is not in the account. */
     readonly update: (accountId: string, lead: Lead) => Effect.Effect<Lead | undefined, Conflict>
     /** Removes the lead and returns it as it was; undefined when it is not in the account. */

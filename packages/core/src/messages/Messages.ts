@@ -188,8 +188,7 @@ export class Messages extends Context.Service<
               channelId = active[0]!.id
             }
             const now = yield* Ids.now
-            const conversation = yield* conversations.findOrCreate(
-              accountId,
+            const [conversation] = yield* conversations.findOrCreate(accountId, [
               fresh({
                 id: yield* Ids.make("cv"),
                 lead_id,
@@ -198,8 +197,8 @@ export class Messages extends Context.Service<
                 contact_wa_id: null,
                 now
               })
-            )
-            return yield* queue(accountId, principal.userId, conversation, input)
+            ])
+            return yield* queue(accountId, principal.userId, conversation!, input)
           })
         )
       }, Tracing.span("Messages.sendToLead"))

@@ -15,18 +15,18 @@ export class MessagesRepo extends Context.Service<
       before?: Message | undefined
     ) => Effect.Effect<Slice<Message>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
-    /** Stores an inbound message; false when one with its `external_id` is on the channel already. */
-    readonly insertInbound: (accountId: string, message: Message) => Effect.Effect<boolean>
-    /** The message, locked for the caller's transaction where the store can lock. */
-    readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Message | undefined>
-    /** An outbound message by WhatsApp's id on a channel. */
-    readonly findByExternalId: (
+    /** Stores inbound messages: the ids of those stored, leaving out any whose `external_id` is on its channel already. */
+    readonly insertInbound: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlySet<string>>
+    /** The messages among `ids`, locked for the caller's transaction where the store can lock (in id order). */
+    readonly findForUpdate: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Message>>
+    /** Our ids of the channel's messages with these WhatsApp ids: external id → message id. */
+    readonly idsByExternalId: (
       accountId: string,
       channelId: string,
-      externalId: string
-    ) => Effect.Effect<Message | undefined>
-    /** Writes a merged delivery state (status, error, times, `external_id` once known). */
-    readonly saveDelivery: (accountId: string, message: Message) => Effect.Effect<void>
+      externalIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, string>>
+    /** Writes merged delivery states (status, error, times, `external_id` once known). */
+    readonly saveDeliveries: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void>
     /** Deletes a lead's messages, returning them as they were. */
     readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<ReadonlyArray<Message>>
     /** Stores a queued outbound message for the sender (and wakes it where the store can). */

@@ -37,10 +37,15 @@ export class OutboundQueue extends Context.Service<
       limit: number
     ) => Effect.Effect<ReadonlyArray<ClaimedMessage>>
     /**
-     * Records that the send is beginning, once it is certain to be this worker's: false when the
-     * lease was lost meanwhile (another sender may have it), and then it must not be sent.
+     * Records that these sends are beginning, committed before any is made: the ids still this
+     * worker's. One whose lease was lost meanwhile (another sender may have it) is left out and
+     * must not be sent.
      */
-    readonly beginSend: (worker: string, accountId: string, id: string, now: number) => Effect.Effect<boolean>
+    readonly beginSend: (
+      worker: string,
+      messages: ReadonlyArray<{ readonly accountId: string; readonly id: string }>,
+      now: number
+    ) => Effect.Effect<ReadonlySet<string>>
     /** The provider refused the channel's credentials: recorded as the channel's `last_error`. */
     readonly channelRefused: (accountId: string, channelId: string, error: ChannelError) => Effect.Effect<void>
     /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */

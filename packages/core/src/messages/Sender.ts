@@ -1,9 +1,10 @@
-import { Clock, Duration, Effect, Layer, Random, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Layer, Random, Schedule } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
-import { MessageStatuses } from "./MessageStatuses.ts"
-import { type OutboundBody, MessageTransport, type SendFailure } from "./MessageTransport.ts"
+import { MessageStatuses, type Update } from "./MessageStatuses.ts"
+import { MessageTransport, type OutboundBody, OutcomeUnknown, type SendFailure } from "./MessageTransport.ts"
+import type { DeliveryError as Failure } from "./StatusMerge.ts"
 import { type ClaimedMessage, OutboundQueue } from "./OutboundQueue.ts"
 
 export interface Options {
@@ -36,12 +37,25 @@ const backoffMillis = (attempts: number, providerCode: number | null, jitter: nu
   return Math.min(base, 300) * 1000 * (0.9 + 0.2 * jitter)
 }
 
+/** Sends whose slots fall within this span of the first go out together (one `beginSend`, one record). */
+const WAVE_MILLIS = 100
+
+/**
+ * Sends in flight at once, and so the most a wave holds: a wave is begun before its calls, so
+ * a sender that dies mid-wave leaves at most this many messages in doubt (`outcome_unknown`).
+ */
+const IN_FLIGHT = 16
+
+type Ending = { readonly claimed: ClaimedMessage; readonly update: Update }
+
 /**
  * The outbound sender (CONTRACT-MESSAGING §7): claims queued messages, hands each to the
  * transport once, and records the outcome through `MessageStatuses`. A send whose outcome
  * is unknown (a timeout, a sender that died mid-call) is never repeated: a WhatsApp message
  * cannot be unsent, so it ends `failed` with `outcome_unknown` unless a status proves it
- * arrived.
+ * arrived. Work is done in waves (up to 16 sends due within 100 ms of each other): each wave
+ * is begun in one statement and its outcomes recorded in one transaction per account, so the
+ * store's cost per message falls as the traffic grows.
  */
 export const layer = (options: Options = {}) =>
   Layer.effectDiscard(
@@ -59,31 +73,48 @@ export const layer = (options: Options = {}) =>
       // A channel WhatsApp refused for throughput (130429) cools down 1, 2, 4 … 60 s, until a send goes through.
       const cooling = new Map<string, { until: number; millis: number }>()
 
-      const pace = (phoneNumberId: string) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const cool = cooling.get(phoneNumberId)
-          const earliest = Math.max(now, cool?.until ?? now)
-          const slot = rate <= 0 ? earliest : Math.max(earliest, nextSlot.get(phoneNumberId) ?? now)
-          if (rate > 0) nextSlot.set(phoneNumberId, slot + 1000 / rate)
-          if (slot > now) yield* Effect.sleep(Duration.millis(slot - now))
-        })
+      /** The time this message may go, reserved in its channel's bucket. */
+      const slotFor = (phoneNumberId: string, now: number) => {
+        const earliest = Math.max(now, cooling.get(phoneNumberId)?.until ?? now)
+        if (rate <= 0) return earliest
+        const slot = Math.max(earliest, nextSlot.get(phoneNumberId) ?? now)
+        nextSlot.set(phoneNumberId, slot + 1000 / rate)
+        return slot
+      }
 
-      const coolDown = (phoneNumberId: string) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          const millis = Math.min(60_000, (cooling.get(phoneNumberId)?.millis ?? 500) * 2)
-          cooling.set(phoneNumberId, { until: now + millis, millis })
-        })
+      const coolDown = (phoneNumberId: string, now: number) => {
+        const millis = Math.min(60_000, (cooling.get(phoneNumberId)?.millis ?? 500) * 2)
+        cooling.set(phoneNumberId, { until: now + millis, millis })
+      }
 
-      const fail = (claimed: ClaimedMessage, error: { code: string; message: string; provider_code: number | null }) =>
-        Effect.flatMap(Ids.now, (at) =>
-          statuses.apply(claimed.accountId, claimed.message.id, { status: "failed", at, error })
+      const failed = (claimed: ClaimedMessage, at: string, error: Failure): Ending => ({
+        claimed,
+        update: { messageId: claimed.message.id, incoming: { status: "failed", at, error } }
+      })
+
+      /** Records endings, one transaction per account. */
+      const record = (endings: ReadonlyArray<Ending>) => {
+        const byAccount = new Map<string, Array<Update>>()
+        for (const { claimed, update } of endings) {
+          const updates = byAccount.get(claimed.accountId) ?? []
+          updates.push(update)
+          byAccount.set(claimed.accountId, updates)
+        }
+        return Effect.forEach(
+          byAccount,
+          ([accountId, updates]) =>
+            statuses
+              .applyAll(accountId, updates)
+              .pipe(Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "sender"))),
+          { discard: true }
         )
+      }
 
-      const outcome = (claimed: ClaimedMessage, failure: SendFailure) =>
+      /** What a refused or unanswered send becomes: an ending, or back in the queue (undefined). */
+      const afterFailure = (claimed: ClaimedMessage, failure: SendFailure, at: string) =>
         Effect.gen(function* () {
           if (failure._tag === "OutcomeUnknown") {
-            return yield* fail(claimed, {
+            return failed(claimed, at, {
               code: "outcome_unknown",
               message: `The provider may have the message (${failure.reason}); it is not sent again`,
               provider_code: null
@@ -97,13 +128,14 @@ export const layer = (options: Options = {}) =>
               provider_code: failure.providerCode
             })
           }
-          if (failure.providerCode === THROUGHPUT) yield* coolDown(claimed.channel.phoneNumberId)
+          const now = yield* Clock.currentTimeMillis
+          if (failure.providerCode === THROUGHPUT) coolDown(claimed.channel.phoneNumberId, now)
           if (failure.retryable && claimed.attempts < MAX_ATTEMPTS) {
-            const now = yield* Clock.currentTimeMillis
             const delay = backoffMillis(claimed.attempts, failure.providerCode, yield* Random.next)
-            return yield* queue.retryLater(claimed.accountId, claimed.message.id, now + delay)
+            yield* queue.retryLater(claimed.accountId, claimed.message.id, now + delay)
+            return undefined
           }
-          return yield* fail(claimed, {
+          return failed(claimed, at, {
             code: "provider_error",
             message: failure.message,
             provider_code: failure.providerCode
@@ -112,28 +144,7 @@ export const layer = (options: Options = {}) =>
 
       const sendOne = (claimed: ClaimedMessage) =>
         Effect.gen(function* () {
-          if (claimed.interrupted) {
-            return yield* fail(claimed, {
-              code: "outcome_unknown",
-              message: "The sender stopped during the send; the provider may have the message, so it is not sent again",
-              provider_code: null
-            })
-          }
-          if (!claimed.channel.active) {
-            return yield* fail(claimed, {
-              code: "channel_disabled",
-              message: "The channel is disabled",
-              provider_code: null
-            })
-          }
-          yield* pace(claimed.channel.phoneNumberId)
-          // Committed before the call: if this process dies during it, the message is known to be in doubt.
-          if (
-            !(yield* queue.beginSend(worker, claimed.accountId, claimed.message.id, yield* Clock.currentTimeMillis))
-          ) {
-            return
-          }
-          const result = yield* Effect.result(
+          const result = yield* Effect.exit(
             transport.send({
               channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },
               to: claimed.to,
@@ -141,25 +152,87 @@ export const layer = (options: Options = {}) =>
               callbackData: claimed.message.id
             })
           )
-          if (result._tag === "Failure") return yield* outcome(claimed, result.failure)
-          cooling.delete(claimed.channel.phoneNumberId)
           const at = yield* Ids.now
-          yield* statuses.apply(
-            claimed.accountId,
-            claimed.message.id,
-            { status: "sent", at, error: null },
-            { externalId: result.success.externalId, waId: result.success.waId }
+          if (result._tag === "Success") {
+            cooling.delete(claimed.channel.phoneNumberId)
+            return {
+              claimed,
+              update: {
+                messageId: claimed.message.id,
+                incoming: { status: "sent", at, error: null },
+                learned: { externalId: result.value.externalId, waId: result.value.waId }
+              }
+            } satisfies Ending
+          }
+          if (Cause.hasInterrupts(result.cause)) return yield* Effect.interrupt
+          const failure = Cause.findErrorOption(result.cause)
+          // A defect in the transport happened after the request may have left: as unknown as a timeout.
+          return yield* afterFailure(
+            claimed,
+            failure._tag === "Some" ? failure.value : new OutcomeUnknown({ reason: Cause.pretty(result.cause) }),
+            at
           )
+        })
+
+      /** One wave: begun in one statement (committed before any call), sent, recorded. */
+      const sendWave = (wave: ReadonlyArray<ClaimedMessage>) =>
+        Effect.gen(function* () {
+          const begun = yield* queue.beginSend(
+            worker,
+            wave.map((claimed) => ({ accountId: claimed.accountId, id: claimed.message.id })),
+            yield* Clock.currentTimeMillis
+          )
+          // A message whose lease was lost meanwhile may be another sender's now: not sent.
+          const mine = wave.filter((claimed) => begun.has(claimed.message.id))
+          const endings = yield* Effect.forEach(mine, sendOne, { concurrency: "unbounded" })
+          yield* record(endings.filter((ending) => ending !== undefined))
         }).pipe(
-          Effect.provideService(CurrentPrincipal, systemPrincipal(claimed.accountId, "sender")),
-          // One message's trouble (a store outage) must not stop the others: its lease runs out and it is claimed again.
-          Effect.catchCause((cause) => Effect.logWarning("Sending a message failed", cause))
+          // A store outage loses only this wave's records: their leases run out and they end `outcome_unknown`.
+          Effect.catchCause((cause) =>
+            Cause.hasInterrupts(cause) ? Effect.failCause(cause) : Effect.logWarning("Sending messages failed", cause)
+          )
         )
 
       const drain: Effect.Effect<number> = Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        const claimed = yield* queue.claim(worker, now, leaseMillis, batch)
-        yield* Effect.forEach(claimed, sendOne, { concurrency: 8, discard: true })
+        const claimedAt = yield* Clock.currentTimeMillis
+        const claimed = yield* queue.claim(worker, claimedAt, leaseMillis, batch)
+        const at = yield* Ids.now
+        const endings: Array<Ending> = []
+        const ready: Array<ClaimedMessage> = []
+        for (const message of claimed) {
+          if (message.interrupted) {
+            endings.push(
+              failed(message, at, {
+                code: "outcome_unknown",
+                message:
+                  "The sender stopped during the send; the provider may have the message, so it is not sent again",
+                provider_code: null
+              })
+            )
+          } else if (!message.channel.active) {
+            endings.push(
+              failed(message, at, { code: "channel_disabled", message: "The channel is disabled", provider_code: null })
+            )
+          } else ready.push(message)
+        }
+        yield* record(endings).pipe(Effect.catchCause((cause) => Effect.logWarning("Recording messages failed", cause)))
+        // Slots are taken one wave at a time, so a cool-down met in one wave moves the next.
+        let wave: Array<ClaimedMessage> = []
+        let waveStart = 0
+        for (const message of ready) {
+          const slot = slotFor(message.channel.phoneNumberId, yield* Clock.currentTimeMillis)
+          if (wave.length > 0 && (slot - waveStart > WAVE_MILLIS || wave.length >= IN_FLIGHT)) {
+            yield* sleepUntil(waveStart)
+            yield* sendWave(wave)
+            wave = []
+          }
+          if (wave.length === 0) waveStart = slot
+          wave.push(message)
+        }
+        if (wave.length > 0) {
+          yield* sleepUntil(waveStart)
+          yield* sendWave(wave)
+        }
         return claimed.length
       })
 
@@ -174,4 +247,9 @@ export const layer = (options: Options = {}) =>
 
       yield* Effect.forkScoped(loop)
     })
+  )
+
+const sleepUntil = (time: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    time > now ? Effect.sleep(Duration.millis(time - now)) : Effect.void
   )

@@ -2,9 +2,9 @@ import { Context, Effect, Layer, Redacted } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
-import { fresh } from "../conversations/Conversation.ts"
+import { type Conversation, fresh } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
-import { emit, Outbox } from "../events/Outbox.ts"
+import { emit, emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Random from "../internal/random.ts"
 import type { Lead } from "../leads/Lead.ts"
@@ -12,7 +12,7 @@ import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import type { Message } from "../messages/Message.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
-import { MessageStatuses } from "../messages/MessageStatuses.ts"
+import { MessageStatuses, type Update } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import { Transactor } from "../Transactor.ts"
 import * as MetaSignature from "./MetaSignature.ts"
@@ -86,18 +86,10 @@ export class Inbound extends Context.Service<
             : undefined
         )
 
-      /** The lead writing in: by its conversation's `wa_id`, then by phone, else a new one (with `lead.created`). */
-      const leadFor = Effect.fnUntraced(function* (
-        accountId: string,
-        channelId: string,
-        item: MetaWebhook.InboundMessage
-      ) {
-        const known = yield* conversations.leadByWaId(accountId, channelId, item.from)
-        if (known !== undefined) return known
+      /** A new lead for a number that wrote in (with `lead.created`); the existing one if another request made it first. */
+      const createLead = Effect.fnUntraced(function* (accountId: string, item: MetaWebhook.InboundMessage) {
         // WhatsApp is the authority that the number exists: no validity check here.
         const phone = `+${item.from}`
-        const found = yield* leads.findByPhone(accountId, phone)
-        if (found !== undefined) return found.id
         const now = yield* Ids.now
         const lead: Lead = {
           id: yield* Ids.make("ld"),
@@ -119,85 +111,131 @@ export class Inbound extends Context.Service<
           yield* emit(LeadEvents.created, lead)
           return lead.id
         }
-        // Another request created it first.
-        return (yield* leads.findByPhone(accountId, phone))!.id
-      })
-
-      const storeMessage = Effect.fnUntraced(function* (
-        accountId: string,
-        channelId: string,
-        item: MetaWebhook.InboundMessage
-      ) {
-        const leadId = yield* leadFor(accountId, channelId, item)
-        const now = yield* Ids.now
-        const conversation = yield* conversations.findOrCreate(
-          accountId,
-          fresh({
-            id: yield* Ids.make("cv"),
-            lead_id: leadId,
-            channel_id: channelId,
-            status: "open",
-            contact_wa_id: item.from,
-            now
-          })
-        )
-        const at = item.timestamp.toISOString()
-        const message: Message = {
-          id: yield* Ids.make("msg"),
-          conversation_id: conversation.id,
-          lead_id: leadId,
-          channel_id: channelId,
-          direction: "inbound",
-          type: item.type,
-          text: item.text,
-          template: null,
-          media: item.media,
-          status: "received",
-          error: item.error,
-          external_id: item.externalId,
-          sender_type: "lead",
-          sender_id: leadId,
-          campaign_id: null,
-          scheduled_at: null,
-          provider_timestamp: at,
-          provider_payload: item.payload,
-          created_at: now,
-          updated_at: now,
-          sent_at: null,
-          delivered_at: null,
-          read_at: null,
-          failed_at: null
-        }
-        if (!(yield* messages.insertInbound(accountId, message))) return false
-        yield* conversations.recordInbound(accountId, conversation.id, { at, waId: item.from, now })
-        yield* emit(MessageEvents.received, message)
-        return true
+        return (yield* leads.idsByPhone(accountId, [phone])).get(phone)!
       })
 
       /**
-       * A status for one of our messages: found by WhatsApp's id, else by the id we sent as
-       * `biz_opaque_callback_data` (a status can beat the send's own answer). Unknown ids are
-       * messages sent another way: acknowledged, ignored.
+       * A change's messages, stored as one batch: the leads writing in (by their conversation's
+       * `wa_id`, then by phone, else new), their conversations, the messages (a wamid already
+       * stored is a redelivery: skipped), the threads moved, `message.received` for each new one.
+       * The statements are per batch, not per message.
        */
-      const applyStatus = Effect.fnUntraced(function* (
+      const storeMessages = Effect.fnUntraced(function* (
         accountId: string,
         channelId: string,
-        item: MetaWebhook.StatusUpdate
+        items: ReadonlyArray<MetaWebhook.InboundMessage>
       ) {
-        const byExternal = yield* messages.findByExternalId(accountId, channelId, item.externalId)
-        const byCallback =
-          byExternal === undefined && item.callbackData !== null
-            ? yield* messages.find(accountId, item.callbackData)
-            : undefined
-        const message = byExternal ?? (byCallback?.channel_id === channelId ? byCallback : undefined)
-        if (message === undefined) return false
-        yield* statuses.apply(
+        const firstFrom = new Map<string, MetaWebhook.InboundMessage>()
+        for (const item of items) if (!firstFrom.has(item.from)) firstFrom.set(item.from, item)
+        const leadOf = new Map(yield* conversations.leadsByWaId(accountId, channelId, [...firstFrom.keys()]))
+        const unknown = [...firstFrom.keys()].filter((waId) => !leadOf.has(waId))
+        if (unknown.length > 0) {
+          const byPhone = yield* leads.idsByPhone(
+            accountId,
+            unknown.map((waId) => `+${waId}`)
+          )
+          for (const waId of unknown) {
+            leadOf.set(waId, byPhone.get(`+${waId}`) ?? (yield* createLead(accountId, firstFrom.get(waId)!)))
+          }
+        }
+        const now = yield* Ids.now
+        const wanted: Array<Conversation> = []
+        for (const waId of firstFrom.keys()) {
+          wanted.push(
+            fresh({
+              id: yield* Ids.make("cv"),
+              lead_id: leadOf.get(waId)!,
+              channel_id: channelId,
+              status: "open",
+              contact_wa_id: waId,
+              now
+            })
+          )
+        }
+        const threads = yield* conversations.findOrCreate(accountId, wanted)
+        const threadOf = new Map([...firstFrom.keys()].map((waId, i) => [waId, threads[i]!]))
+        const built: Array<Message> = []
+        const senderOf = new Map<string, string>()
+        for (const item of items) {
+          const leadId = leadOf.get(item.from)!
+          built.push({
+            id: yield* Ids.make("msg"),
+            conversation_id: threadOf.get(item.from)!.id,
+            lead_id: leadId,
+            channel_id: channelId,
+            direction: "inbound",
+            type: item.type,
+            text: item.text,
+            template: null,
+            media: item.media,
+            status: "received",
+            error: item.error,
+            external_id: item.externalId,
+            sender_type: "lead",
+            sender_id: leadId,
+            campaign_id: null,
+            scheduled_at: null,
+            provider_timestamp: item.timestamp.toISOString(),
+            provider_payload: item.payload,
+            created_at: now,
+            updated_at: now,
+            sent_at: null,
+            delivered_at: null,
+            read_at: null,
+            failed_at: null
+          })
+          senderOf.set(built.at(-1)!.id, item.from)
+        }
+        const storedIds = yield* messages.insertInbound(accountId, built)
+        const stored = built.filter((message) => storedIds.has(message.id))
+        if (stored.length === 0) return 0
+        const moved = new Map<string, { id: string; at: string; waId: string; now: string }>()
+        for (const message of stored) {
+          const at = message.provider_timestamp!
+          const previous = moved.get(message.conversation_id)
+          if (previous === undefined || previous.at < at) {
+            moved.set(message.conversation_id, {
+              id: message.conversation_id,
+              at,
+              waId: senderOf.get(message.id)!,
+              now
+            })
+          }
+        }
+        yield* conversations.recordInbound(accountId, [...moved.values()])
+        yield* emitAll(stored.map((message) => pending(MessageEvents.received, message)))
+        return stored.length
+      })
+
+      /**
+       * A change's statuses for our messages, merged in one batch: each found by WhatsApp's id,
+       * else by the id we sent as `biz_opaque_callback_data` (a status can beat the send's own
+       * answer). Unknown ids are messages sent another way: acknowledged, ignored. How many were ours.
+       */
+      const applyStatuses = Effect.fnUntraced(function* (
+        accountId: string,
+        channelId: string,
+        items: ReadonlyArray<MetaWebhook.StatusUpdate>
+      ) {
+        const known = yield* messages.idsByExternalId(
           accountId,
-          message.id,
-          { status: item.status, at: item.timestamp.toISOString(), error: item.error },
-          { externalId: item.externalId, waId: item.recipientId }
+          channelId,
+          items.map((item) => item.externalId)
         )
-        return true
+        const updates: Array<Update> = []
+        for (const item of items) {
+          const byExternal = known.get(item.externalId)
+          const messageId = byExternal ?? item.callbackData
+          if (messageId === null) continue
+          updates.push({
+            messageId,
+            incoming: { status: item.status, at: item.timestamp.toISOString(), error: item.error },
+            learned: { externalId: item.externalId, waId: item.recipientId },
+            channelId: byExternal === undefined ? channelId : undefined
+          })
+        }
+        const results = yield* statuses.applyAll(accountId, updates)
+        return results.filter((message) => message !== undefined).length
       })
 
       const receive = (raw: Uint8Array, signature: string | undefined) =>
@@ -232,13 +270,14 @@ export class Inbound extends Context.Service<
                 }
                 const { accountId, channel } = connection
                 const asSystem = Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
-                for (const item of change.messages) {
-                  const isNew = yield* asSystem(storeMessage(accountId, channel.id, item))
-                  if (isNew) stored++
-                  else duplicates++
+                if (change.messages.length > 0) {
+                  const isNew = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
+                  stored += isNew
+                  duplicates += change.messages.length - isNew
                 }
-                for (const item of change.statuses) {
-                  if (!(yield* asSystem(applyStatus(accountId, channel.id, item)))) skipped++
+                if (change.statuses.length > 0) {
+                  skipped +=
+                    change.statuses.length - (yield* asSystem(applyStatuses(accountId, channel.id, change.statuses)))
                 }
                 for (const error of change.errors) {
                   yield* Effect.logWarning(

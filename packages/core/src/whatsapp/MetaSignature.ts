@@ -12,23 +12,33 @@
 const encoder = new TextEncoder()
 
 interface NodeCrypto {
-  readonly createHmac: (algorithm: string, key: Uint8Array) => { update(data: Uint8Array): { digest(): Uint8Array } }
+  readonly createHmac: (
+    algorithm: string,
+    key: unknown
+  ) => { update(data: Uint8Array): { digest(encoding: "hex"): string } }
+  readonly createSecretKey: (key: Uint8Array) => unknown
 }
 
 const nodeCrypto = (
   globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
 ).process?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined
 
+// A deployment signs and verifies with one secret: its key object is made once, not per call.
+let lastSecret: string | undefined
+let lastKey: unknown
+
 // A hand-written SHA-256 would be the only way to stay synchronous without node:crypto
 // (Web Crypto is promise-only); Node, Bun and Deno all have it, so it is required instead.
-const hmac = (key: Uint8Array, data: Uint8Array): Uint8Array => {
+const hmacHex = (secret: string, data: Uint8Array): string => {
   if (nodeCrypto === undefined) {
     throw new Error("WhatsApp signatures need node:crypto (Node, Bun and Deno provide it)")
   }
-  return new Uint8Array(nodeCrypto.createHmac("sha256", key).update(data).digest())
+  if (secret !== lastSecret) {
+    lastKey = nodeCrypto.createSecretKey(encoder.encode(secret))
+    lastSecret = secret
+  }
+  return nodeCrypto.createHmac("sha256", lastKey).update(data).digest("hex")
 }
-
-const hex = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
 
 /** Compares two strings in time that depends only on their length. */
 const timingSafeEqual = (a: string, b: string): boolean => {
@@ -41,7 +51,7 @@ const timingSafeEqual = (a: string, b: string): boolean => {
 const HEADER = /^sha256=[0-9a-fA-F]{64}$/
 
 /** The `X-Hub-Signature-256` value Meta would send with these bytes. */
-export const sign = (secret: string, raw: Uint8Array): string => `sha256=${hex(hmac(encoder.encode(secret), raw))}`
+export const sign = (secret: string, raw: Uint8Array): string => `sha256=${hmacHex(secret, raw)}`
 
 /**
  * Checks an `X-Hub-Signature-256` header against the raw body, in constant time.
@@ -60,6 +70,8 @@ export const verify = (secret: string, raw: Uint8Array, header: string | undefin
  */
 export const verifyToken = (expected: string, given: string | undefined | null): boolean => {
   if (typeof given !== "string" || expected.length === 0) return false
-  const key = encoder.encode("hub.verify_token")
-  return timingSafeEqual(hex(hmac(key, encoder.encode(expected))), hex(hmac(key, encoder.encode(given))))
+  return timingSafeEqual(
+    hmacHex("hub.verify_token", encoder.encode(expected)),
+    hmacHex("hub.verify_token", encoder.encode(given))
+  )
 }

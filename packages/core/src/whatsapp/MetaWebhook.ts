@@ -339,42 +339,48 @@ export const inboundTextPayload = (options: {
     ]
   })
 
-/** A status of one of our messages, in the v24 shape (no `conversation`). */
-export const statusPayload = (options: {
-  readonly phoneNumberId: string
-  readonly displayPhoneNumber: string
+export interface StatusOptions {
   readonly externalId: string
   readonly status: DeliveryStatus
   readonly recipientId: string
   readonly callbackData: string | null
   readonly timestamp: Date
   readonly error?: { readonly code: number; readonly title: string; readonly message: string } | undefined
-}): Uint8Array =>
-  envelope(options.phoneNumberId, options.displayPhoneNumber, {
-    statuses: [
-      {
-        id: options.externalId,
-        status: options.status,
-        timestamp: seconds(options.timestamp),
-        recipient_id: options.recipientId,
-        ...(options.callbackData === null ? {} : { biz_opaque_callback_data: options.callbackData }),
-        // Meta prices on `sent` and the first of `delivered`/`read`; `delivered` stands for it here.
-        ...(options.status === "sent" || options.status === "delivered"
-          ? { pricing: { billable: true, pricing_model: "PMP", type: "regular", category: "utility" } }
-          : {}),
-        ...(options.error === undefined
-          ? {}
-          : {
-              errors: [
-                {
-                  code: options.error.code,
-                  title: options.error.title,
-                  message: options.error.message,
-                  error_data: { details: options.error.message },
-                  href: "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/"
-                }
-              ]
-            })
-      }
-    ]
-  })
+}
+
+const statusItem = (options: StatusOptions) => ({
+  id: options.externalId,
+  status: options.status,
+  timestamp: seconds(options.timestamp),
+  recipient_id: options.recipientId,
+  ...(options.callbackData === null ? {} : { biz_opaque_callback_data: options.callbackData }),
+  // Meta prices on `sent` and the first of `delivered`/`read`; `delivered` stands for it here.
+  ...(options.status === "sent" || options.status === "delivered"
+    ? { pricing: { billable: true, pricing_model: "PMP", type: "regular", category: "utility" } }
+    : {}),
+  ...(options.error === undefined
+    ? {}
+    : {
+        errors: [
+          {
+            code: options.error.code,
+            title: options.error.title,
+            message: options.error.message,
+            error_data: { details: options.error.message },
+            href: "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/"
+          }
+        ]
+      })
+})
+
+/** Statuses of our messages on one number, in one webhook as Meta batches them, in the v24 shape (no `conversation`). */
+export const statusesPayload = (
+  phoneNumberId: string,
+  displayPhoneNumber: string,
+  statuses: ReadonlyArray<StatusOptions>
+): Uint8Array => envelope(phoneNumberId, displayPhoneNumber, { statuses: statuses.map(statusItem) })
+
+/** A status of one of our messages, in the v24 shape (no `conversation`). */
+export const statusPayload = (
+  options: StatusOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
+): Uint8Array => statusesPayload(options.phoneNumberId, options.displayPhoneNumber, [options])

@@ -49,16 +49,18 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
         conversations.update(tx, { accountId, conversation })
         return conversation
       }),
-    findOrCreate: (accountId, fresh) =>
-      atomically((tx) => {
-        const existing = conversations.find(
-          "thread",
-          MemoryTable.key(accountId, fresh.channel_id, fresh.lead_id)
-        )?.conversation
-        if (existing !== undefined) return existing
-        conversations.insert(tx, { accountId, conversation: fresh })
-        return fresh
-      }),
+    findOrCreate: (accountId, wanted) =>
+      atomically((tx) =>
+        wanted.map((fresh) => {
+          const existing = conversations.find(
+            "thread",
+            MemoryTable.key(accountId, fresh.channel_id, fresh.lead_id)
+          )?.conversation
+          if (existing !== undefined) return existing
+          conversations.insert(tx, { accountId, conversation: fresh })
+          return fresh
+        })
+      ),
     wakeSnoozed: (now) =>
       atomically((tx) => {
         let woken = 0
@@ -80,24 +82,26 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
             conversations.remove(tx, MemoryTable.key(accountId, row.conversation.id))
         }
       }),
-    recordInbound: (accountId, id, inbound) =>
+    recordInbound: (accountId, moved) =>
       atomically((tx) => {
-        const current = find(accountId, id)
-        if (current === undefined) return
-        const lastInbound = later(current.last_inbound_at, inbound.at)
-        conversations.update(tx, {
-          accountId,
-          conversation: {
-            ...current,
-            contact_wa_id: inbound.waId,
-            last_inbound_at: lastInbound,
-            service_window_expires_at: windowExpiry(lastInbound),
-            last_message_at: later(current.last_message_at, inbound.now),
-            status: "open",
-            snoozed_until: null,
-            updated_at: inbound.now
-          }
-        })
+        for (const inbound of moved) {
+          const current = find(accountId, inbound.id)
+          if (current === undefined) continue
+          const lastInbound = later(current.last_inbound_at, inbound.at)
+          conversations.update(tx, {
+            accountId,
+            conversation: {
+              ...current,
+              contact_wa_id: inbound.waId,
+              last_inbound_at: lastInbound,
+              service_window_expires_at: windowExpiry(lastInbound),
+              last_message_at: later(current.last_message_at, inbound.now),
+              status: "open",
+              snoozed_until: null,
+              updated_at: inbound.now
+            }
+          })
+        }
       }),
     recordOutbound: (accountId, id, now) =>
       atomically((tx) => {
@@ -108,18 +112,25 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
           conversation: { ...current, last_message_at: later(current.last_message_at, now), updated_at: now }
         })
       }),
-    learnWaId: (accountId, id, waId) =>
+    learnWaIds: (accountId, learned) =>
       atomically((tx) => {
-        const current = find(accountId, id)
-        if (current === undefined || current.contact_wa_id !== null) return
-        conversations.update(tx, { accountId, conversation: { ...current, contact_wa_id: waId } })
-      }),
-    leadByWaId: (accountId, channelId, waId) =>
-      Effect.sync(() => {
-        for (const { conversation } of conversations.scan("account", accountId)) {
-          if (conversation.channel_id === channelId && conversation.contact_wa_id === waId) return conversation.lead_id
+        for (const { id, waId } of learned) {
+          const current = find(accountId, id)
+          if (current === undefined || current.contact_wa_id !== null) continue
+          conversations.update(tx, { accountId, conversation: { ...current, contact_wa_id: waId } })
         }
-        return undefined
+      }),
+    leadsByWaId: (accountId, channelId, waIds) =>
+      Effect.sync(() => {
+        const wanted = new Set(waIds)
+        const found = new Map<string, string>()
+        for (const { conversation } of conversations.scan("account", accountId)) {
+          const waId = conversation.contact_wa_id
+          if (conversation.channel_id === channelId && waId !== null && wanted.has(waId) && !found.has(waId)) {
+            found.set(waId, conversation.lead_id)
+          }
+        }
+        return found
       })
   })
 })

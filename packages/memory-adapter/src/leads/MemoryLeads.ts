@@ -35,7 +35,15 @@ export const layer = Layer.sync(LeadsRepo)(() => {
         return { items: slice.items.map((row) => row.lead), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => leads.get(MemoryTable.key(accountId, id))?.lead),
-    findByPhone: (accountId, phone) => Effect.sync(() => leads.find("phone", MemoryTable.key(accountId, phone))?.lead),
+    idsByPhone: (accountId, phones) =>
+      Effect.sync(() => {
+        const found = new Map<string, string>()
+        for (const phone of phones) {
+          const row = leads.find("phone", MemoryTable.key(accountId, phone))
+          if (row !== undefined) found.set(phone, row.lead.id)
+        }
+        return found
+      }),
     update: (accountId, lead) =>
       Effect.flatMap(
         atomically((tx) => leads.update(tx, { accountId, lead })),

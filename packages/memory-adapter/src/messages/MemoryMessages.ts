@@ -61,9 +61,16 @@ export const layer = Layer.effectContext(
           return { items: slice.items.map((row) => row.message), total: slice.total }
         }),
       find: (accountId, id) => Effect.sync(() => find(accountId, id)),
-      findForUpdate: (accountId, id) => Effect.sync(() => find(accountId, id)),
-      findByExternalId: (accountId, channelId, externalId) =>
-        Effect.sync(() => messages.find("external", MemoryTable.key(accountId, channelId, externalId))?.message),
+      findForUpdate: (accountId, ids) => Effect.sync(() => ids.flatMap((id) => find(accountId, id) ?? [])),
+      idsByExternalId: (accountId, channelId, externalIds) =>
+        Effect.sync(() => {
+          const found = new Map<string, string>()
+          for (const externalId of externalIds) {
+            const row = messages.find("external", MemoryTable.key(accountId, channelId, externalId))
+            if (row !== undefined) found.set(externalId, row.message.id)
+          }
+          return found
+        }),
       removeForLead: (accountId, leadId) =>
         atomically((tx) => {
           const gone: Array<Message> = []
@@ -75,10 +82,12 @@ export const layer = Layer.effectContext(
           }
           return gone
         }),
-      saveDelivery: (accountId, message) =>
+      saveDeliveries: (accountId, saved) =>
         atomically((tx) => {
-          messages.update(tx, { accountId, message })
-          if (message.status !== "queued") sending.delete(MemoryTable.key(accountId, message.id))
+          for (const message of saved) {
+            messages.update(tx, { accountId, message })
+            if (message.status !== "queued") sending.delete(MemoryTable.key(accountId, message.id))
+          }
         }),
       insertOutbound: (accountId, message) =>
         atomically((tx) => {
@@ -94,11 +103,14 @@ export const layer = Layer.effectContext(
             signal()
           })
         }),
-      insertInbound: (accountId, message) =>
-        Effect.map(
-          atomically((tx) => messages.insert(tx, { accountId, message })),
-          (violation) => violation === undefined
-        )
+      insertInbound: (accountId, inbound) =>
+        atomically((tx) => {
+          const stored = new Set<string>()
+          for (const message of inbound) {
+            if (messages.insert(tx, { accountId, message }) === undefined) stored.add(message.id)
+          }
+          return stored
+        })
     })
 
     const queue = OutboundQueue.of({
@@ -148,13 +160,17 @@ export const layer = Layer.effectContext(
           }
           return claimed
         }),
-      beginSend: (worker, accountId, id, now) =>
+      beginSend: (worker, keys, now) =>
         Effect.sync(() => {
-          const state = sending.get(MemoryTable.key(accountId, id))
-          if (state === undefined || state.owner !== worker || state.sendingSince !== null) return false
-          state.sendingSince = now
-          state.attempts++
-          return true
+          const begun = new Set<string>()
+          for (const { accountId, id } of keys) {
+            const state = sending.get(MemoryTable.key(accountId, id))
+            if (state === undefined || state.owner !== worker || state.sendingSince !== null) continue
+            state.sendingSince = now
+            state.attempts++
+            begun.add(id)
+          }
+          return begun
         }),
       channelRefused: (accountId, channelId, error) => channels.setLastError(accountId, channelId, error),
       retryLater: (accountId, id, notBefore) =>

@@ -89,16 +89,18 @@ export const layer = Layer.effectContext(
       )
 
     const outbox = Outbox.of({
-      append: (event) =>
+      append: (batch) =>
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
-          const targets = subscribed(event)
-          const ids = yield* Effect.forEach(targets, () => Ids.make("dlv"))
+          const planned: Array<{ event: Envelope; endpoint: { id: string }; id: string }> = []
+          for (const event of batch) {
+            for (const endpoint of subscribed(event)) planned.push({ event, endpoint, id: yield* Ids.make("dlv") })
+          }
           yield* atomically((tx) => {
-            events.insert(tx, event)
-            const queued = targets.map(
-              (endpoint, i): StoredDelivery => ({
-                id: ids[i]!,
+            for (const event of batch) events.insert(tx, event)
+            const queued = planned.map(
+              ({ event, endpoint, id }): StoredDelivery => ({
+                id,
                 accountId: event.account_id,
                 eventId: event.id,
                 // The outbox takes only the catalog's types (Outbox.emit is typed by definition).
@@ -118,7 +120,7 @@ export const layer = Layer.effectContext(
             // claim the delivery of a change that is then rolled back.
             tx.onCommit((committed) => {
               for (const delivery of queued) deliveries.insert(committed, delivery)
-              signal()
+              if (queued.length > 0) signal()
             })
           })
         })

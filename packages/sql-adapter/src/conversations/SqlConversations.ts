@@ -62,21 +62,33 @@ export const layer = Layer.effect(
                    assigned_user_id = ${c.assigned_user_id}::uuid, updated_at = ${c.updated_at}::timestamptz
                  WHERE account_id = ${accountId}::uuid AND id = ${c.id}
                  RETURNING ${columns}`).pipe(Effect.map(([row]) => row)),
-      findOrCreate: (accountId, fresh) =>
+      findOrCreate: (accountId, wanted) =>
         Effect.gen(function* () {
-          // DO NOTHING and a read, not a no-op DO UPDATE: that would lock the row for the rest of
-          // the transaction, ahead of the usage counters, and invite a deadlock with their slow path.
-          const [made] = yield* read(sql`
-            INSERT INTO conversations (account_id, id, lead_id, channel_id, status, assigned_user_id, snoozed_until,
-              contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at)
-            VALUES (${accountId}::uuid, ${fresh.id}, ${fresh.lead_id}, ${fresh.channel_id}, ${fresh.status}, NULL, NULL,
-              ${fresh.contact_wa_id}, NULL, NULL, ${fresh.created_at}::timestamptz, ${fresh.updated_at}::timestamptz)
-            ON CONFLICT (account_id, channel_id, lead_id) DO NOTHING
-            RETURNING ${columns}`)
-          if (made !== undefined) return made
-          const [found] = yield* read(sql`SELECT ${columns} FROM conversations
-            WHERE account_id = ${accountId}::uuid AND channel_id = ${fresh.channel_id} AND lead_id = ${fresh.lead_id}`)
-          return found!
+          const pairs = JSON.stringify(wanted.map((c) => ({ channel_id: c.channel_id, lead_id: c.lead_id })))
+          const existing = () =>
+            read(sql`SELECT c.* FROM jsonb_to_recordset(${pairs}::jsonb) AS w(channel_id text, lead_id text)
+                     CROSS JOIN LATERAL (SELECT ${columns} FROM conversations
+                       WHERE account_id = ${accountId}::uuid AND channel_id = w.channel_id AND lead_id = w.lead_id) AS c`)
+          const threadKey = (c: { channel_id: string; lead_id: string }) => `${c.channel_id} ${c.lead_id}`
+          const found = new Map((yield* existing()).map((c) => [threadKey(c), c]))
+          const missing = wanted.filter((c) => !found.has(threadKey(c)))
+          if (missing.length > 0) {
+            // DO NOTHING and a read, not a no-op DO UPDATE: that would lock the rows for the rest of
+            // the transaction, ahead of the usage counters, and invite a deadlock with their slow path.
+            const made = yield* read(sql`
+              INSERT INTO conversations (account_id, id, lead_id, channel_id, status, assigned_user_id, snoozed_until,
+                contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at)
+              SELECT ${accountId}::uuid, f.id, f.lead_id, f.channel_id, f.status, NULL, NULL, f.contact_wa_id, NULL, NULL,
+                f.created_at, f.updated_at
+              FROM jsonb_to_recordset(${JSON.stringify(missing)}::jsonb) AS f(id text, lead_id text, channel_id text,
+                status text, contact_wa_id text, created_at timestamptz, updated_at timestamptz)
+              ON CONFLICT (account_id, channel_id, lead_id) DO NOTHING
+              RETURNING ${columns}`)
+            for (const c of made) found.set(threadKey(c), c)
+            // Another request made the rest meanwhile.
+            if (made.length < missing.length) for (const c of yield* existing()) found.set(threadKey(c), c)
+          }
+          return wanted.map((c) => found.get(threadKey(c))!)
         }),
       wakeSnoozed: (now) =>
         orDie(sql<{ n: number }>`
@@ -88,27 +100,37 @@ export const layer = Layer.effect(
         orDie(sql`DELETE FROM conversations WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId}`).pipe(
           Effect.asVoid
         ),
-      recordInbound: (accountId, id, inbound) =>
+      // In id order, so two batches lock their threads in one order.
+      recordInbound: (accountId, moved) =>
         orDie(sql`
-          UPDATE conversations SET
-            contact_wa_id = ${inbound.waId},
-            last_inbound_at = greatest(last_inbound_at, ${inbound.at}::timestamptz),
-            last_message_at = greatest(last_message_at, ${inbound.now}::timestamptz),
-            status = 'open', snoozed_until = NULL, updated_at = ${inbound.now}::timestamptz
-          WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
+          UPDATE conversations c SET
+            contact_wa_id = i.wa_id,
+            last_inbound_at = greatest(c.last_inbound_at, i.at),
+            last_message_at = greatest(c.last_message_at, i.now),
+            status = 'open', snoozed_until = NULL, updated_at = i.now
+          FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(moved.map(({ id, at, waId, now }) => ({ id, at, wa_id: waId, now })))}::jsonb)
+                  AS r(id text, at timestamptz, wa_id text, now timestamptz) ORDER BY id) AS i
+          WHERE c.account_id = ${accountId}::uuid AND c.id = i.id`).pipe(Effect.asVoid),
       recordOutbound: (accountId, id, now) =>
         orDie(sql`
           UPDATE conversations SET last_message_at = greatest(last_message_at, ${now}::timestamptz),
             updated_at = ${now}::timestamptz
           WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
-      learnWaId: (accountId, id, waId) =>
-        orDie(sql`UPDATE conversations SET contact_wa_id = ${waId}
-                  WHERE account_id = ${accountId}::uuid AND id = ${id} AND contact_wa_id IS NULL`).pipe(Effect.asVoid),
-      leadByWaId: (accountId, channelId, waId) =>
-        orDie(sql<{ lead_id: string }>`
-          SELECT lead_id FROM conversations
-          WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND contact_wa_id = ${waId}
-          LIMIT 1`).pipe(Effect.map(([row]) => row?.lead_id))
+      learnWaIds: (accountId, learned) =>
+        orDie(sql`UPDATE conversations c SET contact_wa_id = l.wa_id
+                  FROM jsonb_to_recordset(${JSON.stringify(learned.map(({ id, waId }) => ({ id, wa_id: waId })))}::jsonb)
+                    AS l(id text, wa_id text)
+                  WHERE c.account_id = ${accountId}::uuid AND c.id = l.id AND c.contact_wa_id IS NULL`).pipe(
+          Effect.asVoid
+        ),
+      leadsByWaId: (accountId, channelId, waIds) =>
+        orDie(sql<{ contact_wa_id: string; lead_id: string }>`
+          SELECT w.contact_wa_id, c.lead_id FROM jsonb_array_elements_text(${JSON.stringify(waIds)}::jsonb) AS w(contact_wa_id)
+          CROSS JOIN LATERAL (SELECT lead_id FROM conversations
+            WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND contact_wa_id = w.contact_wa_id
+            ORDER BY created_at LIMIT 1) AS c`).pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.contact_wa_id, row.lead_id])))
+        )
     })
   })
 )

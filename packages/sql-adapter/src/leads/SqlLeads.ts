@@ -89,10 +89,12 @@ export const layer = Layer.effect(
         orDie(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))
         ),
-      findByPhone: (accountId, phone) =>
-        orDie(
-          sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND phone = ${phone}`
-        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))),
+      idsByPhone: (accountId, phones) =>
+        orDie(sql<{ phone: string; id: string }>`
+          SELECT l.phone, l.id FROM jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb) AS p(phone)
+          CROSS JOIN LATERAL (SELECT phone, id FROM leads WHERE account_id = ${accountId}::uuid AND phone = p.phone) AS l`).pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.phone, row.id])))
+        ),
       update: (accountId, lead) =>
         Effect.gen(function* () {
           const holder = yield* orDie(

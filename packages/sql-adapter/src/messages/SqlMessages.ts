@@ -93,43 +93,80 @@ export const layer = Layer.effect(
         read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => row)
         ),
-      findForUpdate: (accountId, id) =>
-        read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id} FOR UPDATE`).pipe(
-          Effect.map(([row]) => row)
-        ),
-      findByExternalId: (accountId, channelId, externalId) =>
-        read(sql`SELECT ${columns} FROM messages
-                 WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = ${externalId}`).pipe(
-          Effect.map(([row]) => row)
+      // Locked in id order, as every batch locks them: two batches never wait on each other in a cycle.
+      // Each key is its own index probe (LATERAL), whatever the planner's statistics say.
+      findForUpdate: (accountId, ids) =>
+        read(sql`SELECT m.* FROM (SELECT DISTINCT id FROM jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb) AS k(id)
+                                  ORDER BY id) AS k
+                 CROSS JOIN LATERAL (SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = k.id
+                                     FOR UPDATE) AS m`),
+      idsByExternalId: (accountId, channelId, externalIds) =>
+        orDie(sql<{ id: string; external_id: string }>`
+          SELECT m.id, m.external_id FROM jsonb_array_elements_text(${JSON.stringify(externalIds)}::jsonb) AS k(external_id)
+          CROSS JOIN LATERAL (SELECT id, external_id FROM messages
+            WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = k.external_id) AS m`).pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.external_id, row.id])))
         ),
       removeForLead: (accountId, leadId) =>
         read(
           sql`DELETE FROM messages WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId} RETURNING ${columns}`
         ),
-      saveDelivery: (accountId, m) =>
+      saveDeliveries: (accountId, saved) =>
         // A message leaving the queue drops its lease: no sender holds it any more.
         orDie(sql`
-          UPDATE messages SET status = ${m.status}, error = ${jsonOrNull(m.error)}::jsonb, external_id = ${m.external_id},
-            provider_timestamp = ${m.provider_timestamp}::timestamptz, updated_at = ${m.updated_at}::timestamptz,
-            sent_at = ${m.sent_at}::timestamptz, delivered_at = ${m.delivered_at}::timestamptz,
-            read_at = ${m.read_at}::timestamptz, failed_at = ${m.failed_at}::timestamptz,
-            lease_until = CASE WHEN ${m.status} = 'queued' THEN lease_until END,
-            lease_owner = CASE WHEN ${m.status} = 'queued' THEN lease_owner END,
-            sending_since = CASE WHEN ${m.status} = 'queued' THEN sending_since END
-          WHERE account_id = ${accountId}::uuid AND id = ${m.id}`).pipe(Effect.asVoid),
-      insertInbound: (accountId, m) =>
+          UPDATE messages m SET status = d.status, error = d.error, external_id = d.external_id,
+            provider_timestamp = d.provider_timestamp, updated_at = d.updated_at, sent_at = d.sent_at,
+            delivered_at = d.delivered_at, read_at = d.read_at, failed_at = d.failed_at,
+            lease_until = CASE WHEN d.status = 'queued' THEN m.lease_until END,
+            lease_owner = CASE WHEN d.status = 'queued' THEN m.lease_owner END,
+            sending_since = CASE WHEN d.status = 'queued' THEN m.sending_since END
+          FROM jsonb_to_recordset(${JSON.stringify(
+            saved.map((m) => ({
+              id: m.id,
+              status: m.status,
+              error: m.error,
+              external_id: m.external_id,
+              provider_timestamp: m.provider_timestamp,
+              updated_at: m.updated_at,
+              sent_at: m.sent_at,
+              delivered_at: m.delivered_at,
+              read_at: m.read_at,
+              failed_at: m.failed_at
+            }))
+          )}::jsonb) AS d(id text, status text, error jsonb, external_id text, provider_timestamp timestamptz,
+            updated_at timestamptz, sent_at timestamptz, delivered_at timestamptz, read_at timestamptz,
+            failed_at timestamptz)
+          WHERE m.account_id = ${accountId}::uuid AND m.id = d.id`).pipe(Effect.asVoid),
+      insertInbound: (accountId, inbound) =>
         // ON CONFLICT on the wamid: a redelivery is found by the index, and the transaction goes on.
         orDie(sql<{ id: string }>`
-          INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
-            media, status, error, external_id, sender_type, sender_id, campaign_id, scheduled_at, provider_timestamp,
-            provider_payload, created_at, updated_at)
-          VALUES (${accountId}::uuid, ${m.id}, ${m.conversation_id}, ${m.lead_id}, ${m.channel_id}, ${m.direction},
-            ${m.type}, ${m.text}, ${jsonOrNull(m.template)}::jsonb, ${jsonOrNull(m.media)}::jsonb, ${m.status},
-            ${jsonOrNull(m.error)}::jsonb, ${m.external_id}, ${m.sender_type}, ${m.sender_id}, ${m.campaign_id},
-            ${m.scheduled_at}::timestamptz, ${m.provider_timestamp}::timestamptz, ${jsonOrNull(m.provider_payload)},
-            ${m.created_at}::timestamptz, ${m.updated_at}::timestamptz)
+          INSERT INTO messages ${sql.insert(
+            inbound.map((m) => ({
+              account_id: accountId,
+              id: m.id,
+              conversation_id: m.conversation_id,
+              lead_id: m.lead_id,
+              channel_id: m.channel_id,
+              direction: m.direction,
+              type: m.type,
+              text: m.text,
+              template: jsonOrNull(m.template),
+              media: jsonOrNull(m.media),
+              status: m.status,
+              error: jsonOrNull(m.error),
+              external_id: m.external_id,
+              sender_type: m.sender_type,
+              sender_id: m.sender_id,
+              campaign_id: m.campaign_id,
+              scheduled_at: m.scheduled_at,
+              provider_timestamp: m.provider_timestamp,
+              provider_payload: jsonOrNull(m.provider_payload),
+              created_at: m.created_at,
+              updated_at: m.updated_at
+            }))
+          )}
           ON CONFLICT (account_id, channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
-          RETURNING id`).pipe(Effect.map((rows) => rows.length === 1)),
+          RETURNING id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
       insertOutbound: (accountId, m) =>
         // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
         orDie(sql`

@@ -61,12 +61,14 @@ export const layer = Layer.effect(
             })
           })
         ),
-      beginSend: (worker, accountId, id, now) =>
-        orDie(sql`
-          UPDATE messages SET sending_since = ${at(now)}::timestamptz, attempts = attempts + 1
-          WHERE account_id = ${accountId}::uuid AND id = ${id} AND lease_owner = ${worker} AND status = 'queued'
-            AND sending_since IS NULL
-          RETURNING 1`).pipe(Effect.map((rows) => rows.length === 1)),
+      beginSend: (worker, keys, now) =>
+        orDie(sql<{ id: string }>`
+          UPDATE messages m SET sending_since = ${at(now)}::timestamptz, attempts = m.attempts + 1
+          FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ accountId, id }) => ({ account_id: accountId, id })))}::jsonb)
+            AS k(account_id uuid, id text)
+          WHERE m.account_id = k.account_id AND m.id = k.id AND m.lease_owner = ${worker} AND m.status = 'queued'
+            AND m.sending_since IS NULL
+          RETURNING m.id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
       channelRefused: (accountId, channelId, error) =>
         orDie(sql`UPDATE channels SET last_error = ${JSON.stringify(error)}::jsonb
                   WHERE account_id = ${accountId}::uuid AND id = ${channelId}`).pipe(Effect.asVoid),

@@ -11,7 +11,7 @@ import * as Tracing from "@leadline/core/Tracing"
 import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
 import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
-import { Cause, Clock, Config, Context, Effect, Layer, Redacted, Schema, Scope } from "effect"
+import { Cause, Clock, Config, Context, Deferred, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
 import { Base64Url } from "effect/encoding"
 
 /**
@@ -59,7 +59,7 @@ export interface CustomerMessage {
 export class Simulator extends Context.Service<
   Simulator,
   {
-    /** Every send attempt, in order, refused ones included. */
+    /** The send attempts, in order, refused ones included (the latest 10,000). */
     readonly sends: Effect.Effect<ReadonlyArray<SendRecord>>
     /** How many times a send was attempted for our message id: 1 proves at-most-once. */
     readonly countFor: (messageId: string) => Effect.Effect<number>
@@ -73,6 +73,20 @@ export class Simulator extends Context.Service<
 >()("whatsapp-adapter/Simulator") {}
 
 type Step = { readonly status: MetaWebhook.DeliveryStatus; readonly afterMs: number }
+
+type Due = MetaWebhook.StatusOptions & { readonly phoneNumberId: string }
+
+/** "the sent status of msg_…, …" for a log line, naming five at most. */
+const describe = (statuses: ReadonlyArray<Due>): string => {
+  const named = statuses.slice(0, 5).map((status) => `the ${status.status} status of ${status.callbackData}`)
+  return statuses.length > 5 ? `${named.join(", ")} and ${statuses.length - 5} more` : named.join(", ")
+}
+
+/** Sends remembered for `sends` and `countFor`. */
+const MAX_RECORDS = 10_000
+
+/** Statuses in one simulated webhook at most. */
+const MAX_STATUSES = 100
 
 const undeliverable = { code: 131026, title: "Message undeliverable", message: "Message undeliverable" }
 
@@ -110,40 +124,68 @@ export const make = (
     // Statuses are Meta's doing, not the caller's: they run with what the layer was built
     // with, not with the sender's span, annotations or transaction.
     const built = yield* Effect.context<never>()
+    // The latest sends, for tests and demos; older ones are forgotten so a long-running server stays small.
     const records: Array<SendRecord> = []
+    const attempts = new Map<string, number>()
 
     const signAndReceive = (raw: Uint8Array): Effect.Effect<Receipt> =>
       inbound.receive(raw, MetaSignature.sign(Redacted.value(app.appSecret), raw))
 
+    // Statuses due at the same moment go out in one webhook per number, as Meta batches them:
+    // the receiving side then merges them in one transaction instead of one each.
+    const due = yield* Queue.unbounded<{ readonly status: Due; readonly played: Deferred.Deferred<void> }>()
+
+    const flush = (batch: ReadonlyArray<{ readonly status: Due; readonly played: Deferred.Deferred<void> }>) => {
+      const byNumber = new Map<string, Array<Due>>()
+      for (const { status } of batch) {
+        const statuses = byNumber.get(status.phoneNumberId) ?? []
+        statuses.push(status)
+        byNumber.set(status.phoneNumberId, statuses)
+      }
+      return Effect.forEach(
+        byNumber,
+        ([phoneNumberId, statuses]) =>
+          Effect.gen(function* () {
+            const receipt = yield* signAndReceive(
+              MetaWebhook.statusesPayload(phoneNumberId, DISPLAY_PHONE_NUMBER, statuses)
+            )
+            if (receipt._tag === "Unauthorized") {
+              yield* Effect.logWarning(`WhatsApp simulator: the webhook refused the signature of ${describe(statuses)}`)
+            }
+          }).pipe(
+            // Statuses lost must not stop the next: Meta would keep sending.
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.logWarning(`WhatsApp simulator: ${describe(statuses)} failed`, cause)
+            )
+          ),
+        { discard: true }
+      ).pipe(Effect.ensuring(Effect.forEach(batch, ({ played }) => Deferred.succeed(played, undefined))))
+    }
+
+    yield* Effect.forever(Effect.flatMap(Queue.takeBetween(due, 1, MAX_STATUSES), flush)).pipe(
+      Effect.provideContext(built),
+      Effect.forkIn(scope)
+    )
+
     const playStatus = (request: OutboundRequest, step: Step): Effect.Effect<void> =>
       Effect.gen(function* () {
-        const raw = MetaWebhook.statusPayload({
-          phoneNumberId: request.channel.phoneNumberId,
-          displayPhoneNumber: DISPLAY_PHONE_NUMBER,
-          externalId: externalIdFor(request.callbackData),
-          status: step.status,
-          recipientId: request.to,
-          callbackData: request.callbackData,
-          timestamp: new Date(yield* Clock.currentTimeMillis),
-          error: step.status === "failed" ? undeliverable : undefined
+        const played = yield* Deferred.make<void>()
+        yield* Queue.offer(due, {
+          status: {
+            phoneNumberId: request.channel.phoneNumberId,
+            externalId: externalIdFor(request.callbackData),
+            status: step.status,
+            recipientId: request.to,
+            callbackData: request.callbackData,
+            timestamp: new Date(yield* Clock.currentTimeMillis),
+            error: step.status === "failed" ? undeliverable : undefined
+          },
+          played
         })
-        const receipt = yield* signAndReceive(raw)
-        if (receipt._tag === "Unauthorized") {
-          yield* Effect.logWarning(
-            `WhatsApp simulator: the webhook refused the signature of the ${step.status} status of ${request.callbackData}`
-          )
-        }
-      }).pipe(
-        // One status lost must not stop the next: Meta would keep sending.
-        Effect.catchCause((cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.logWarning(
-                `WhatsApp simulator: the ${step.status} status of ${request.callbackData} failed`,
-                cause
-              )
-        )
-      )
+        yield* Deferred.await(played)
+      })
 
     const play = (request: OutboundRequest, steps: ReadonlyArray<Step>) =>
       Effect.forEach(steps, (step) => Effect.andThen(Effect.sleep(step.afterMs), playStatus(request, step)), {
@@ -156,8 +198,7 @@ export const make = (
       { status: "read", afterMs: delaysMs[2] }
     ]
 
-    const countNow = (messageId: string): number =>
-      records.reduce((count, record) => (record.messageId === messageId ? count + 1 : count), 0)
+    const countNow = (messageId: string): number => attempts.get(messageId) ?? 0
 
     const send = Effect.fnUntraced(function* (request: OutboundRequest) {
       const attempt = countNow(request.callbackData) + 1
@@ -165,6 +206,9 @@ export const make = (
       const record = (outcome: SendRecord["outcome"]) =>
         Effect.sync(() => {
           records.push({ messageId: request.callbackData, to: request.to, body: request.body, at, outcome })
+          attempts.set(request.callbackData, attempt)
+          if (records.length > MAX_RECORDS) records.splice(0, records.length - MAX_RECORDS)
+          if (attempts.size > MAX_RECORDS) attempts.delete(attempts.keys().next().value!)
         })
       const body = request.body
       if (body.type === "template" && body.name.startsWith("missing_")) {

@@ -9,7 +9,7 @@ import * as MockReceiver from "../src/MockReceiver.ts"
 import * as MockGraph from "../src/whatsapp/MockGraph.ts"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
-import { makeConversation, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
+import { makeConversation, nextWaId, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
 import { until } from "../src/internal/wire.ts"
@@ -309,6 +309,126 @@ for (const [name, wiring] of wirings) {
       await postWebhook(server, payload("the sentinel"))
       const requests = await endpoint.waitFor(2, 10_000)
       expect(requests.map((r) => JSON.parse(r.body).data.text).sort()).toEqual(["only once", "the sentinel"])
+    })
+
+    it("stores a batch of messages as WhatsApp posts it: new and known senders, a wamid twice in it, in order", async () => {
+      const known = nextWaId()
+      const { channel, conversation } = await makeConversation(server, account.ownerKey, "Hello there", known)
+      const newcomer = nextWaId()
+      const endpoint = receiver.endpoint("/batch-in")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["message.received", "lead.created"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      const at = Math.floor(Date.parse(channel.created_at as string) / 1000)
+      const item = (from: string, id: string, text: string, second: number) => ({
+        from,
+        id,
+        timestamp: String(at + second),
+        type: "text",
+        text: { body: text }
+      })
+      const repeated = `wamid.${crypto.randomUUID()}`
+      const raw = new TextEncoder().encode(
+        JSON.stringify({
+          object: "whatsapp_business_account",
+          entry: [
+            {
+              id: "0",
+              changes: [
+                {
+                  field: "messages",
+                  value: {
+                    messaging_product: "whatsapp",
+                    metadata: { display_phone_number: "16505551111", phone_number_id: channel.phone_number_id },
+                    contacts: [
+                      { profile: { name: "Newcomer" }, wa_id: newcomer },
+                      { profile: { name: "Ada Customer" }, wa_id: known }
+                    ],
+                    messages: [
+                      item(newcomer, `wamid.${crypto.randomUUID()}`, "first of the newcomer", 1),
+                      item(known, repeated, "from a known customer", 2),
+                      item(newcomer, `wamid.${crypto.randomUUID()}`, "second of the newcomer", 3),
+                      item(known, repeated, "from a known customer", 2)
+                    ]
+                  }
+                }
+              ]
+            }
+          ]
+        })
+      )
+      expect((await postWebhook(server, raw)).status).toBe(200)
+      const events = (await endpoint.waitFor(4, 10_000)).map((r) => JSON.parse(r.body))
+      // One lead for the newcomer, before the three messages, which keep the batch's order.
+      expect(events.map((e) => [e.type, e.data.text ?? e.data.name])).toEqual([
+        ["lead.created", "Newcomer"],
+        ["message.received", "first of the newcomer"],
+        ["message.received", "from a known customer"],
+        ["message.received", "second of the newcomer"]
+      ])
+      const threads = await call(server, "GET", `/api/v1/conversations?channel_id=${channel.id}`, {
+        auth: account.ownerKey
+      })
+      expect(threads.body.conversations.map((c: { contact_wa_id: string }) => c.contact_wa_id).sort()).toEqual(
+        [known, newcomer].sort()
+      )
+      const newThread = threads.body.conversations.find((c: { contact_wa_id: string }) => c.contact_wa_id === newcomer)
+      // The window runs from the newcomer's latest message (WhatsApp's time), not the first.
+      expect(newThread.last_inbound_at).toBe(new Date((at + 3) * 1000).toISOString())
+      const knownThread = await call(server, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: account.ownerKey
+      })
+      expect(knownThread.body.messages.map((m: { text: string }) => m.text)).toEqual([
+        "from a known customer",
+        "Hello there"
+      ])
+    })
+
+    it("merges a batch of statuses: two for one message in order, one per other message, an unknown one skipped", async () => {
+      const { conversation, channel } = await makeConversation(server, account.ownerKey)
+      const endpoint = receiver.endpoint("/batch-statuses")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      const send = async () =>
+        (
+          await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+            auth: account.ownerKey,
+            json: TEMPLATE_SEND
+          })
+        ).body
+      const [a, b] = [await send(), await send()]
+      const entry = (messageId: string, value: "sent" | "delivered" | "read") => ({
+        externalId: `wamid.BATCH${messageId}`,
+        status: value,
+        recipientId: "16505550000",
+        callbackData: messageId,
+        timestamp: new Date(a.created_at)
+      })
+      const raw = MetaWebhook.statusesPayload(channel.phone_number_id, "15550000000", [
+        entry(a.id, "sent"),
+        entry(b.id, "delivered"),
+        { ...entry("msg_not_ours", "read"), callbackData: null },
+        entry(a.id, "read")
+      ])
+      expect((await postWebhook(server, raw)).status).toBe(200)
+      const events = (await endpoint.waitFor(3, 10_000)).map((r) => JSON.parse(r.body))
+      expect(events.map((e) => [e.type, e.data.id, e.data.status])).toEqual([
+        ["message.sent", a.id, "sent"],
+        ["message.sent", b.id, "delivered"],
+        ["message.status_changed", a.id, "read"]
+      ])
+      for (const [message, final] of [
+        [a, "read"],
+        [b, "delivered"]
+      ] as const) {
+        const read = (await call(server, "GET", `/api/v1/messages/${message.id}`, { auth: account.ownerKey })).body
+        expect(read).toMatchObject({ status: final, external_id: `wamid.BATCH${message.id}` })
+      }
     })
   })
 }

@@ -1,4 +1,4 @@
-import { Config, Option, type Redacted, Schema, SchemaGetter } from "effect"
+import { Config, Effect, Option, type Redacted, References, Schema, SchemaGetter } from "effect"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
@@ -82,6 +82,16 @@ export const logLevelName = {
   fatal: "Fatal",
   none: "None"
 } as const
+
+/** The log level and tracing switch of the configuration, for a process's whole program (server or worker). */
+export const withSettings =
+  (config: ServerConfig) =>
+  <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    program.pipe(
+      Effect.provideService(References.MinimumLogLevel, logLevelName[config.logLevel]),
+      // Spans cost on every request and statement and go nowhere until an exporter is wired in.
+      Effect.provideService(References.TracerEnabled, config.tracing)
+    )
 
 export const databaseConfig = (config: ServerConfig) => ({
   url: Option.getOrUndefined(config.databaseUrl),

@@ -1,6 +1,6 @@
 import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, References } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
@@ -10,7 +10,7 @@ import * as Server from "@leadline/http-adapter/Server"
 import { Database } from "@leadline/sql-adapter/Database"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { resolveToken } from "./AdminTokenFile.ts"
-import { adminTokenFromEnv, databaseConfig, logLevelName, ServerConfig, webhookSettings } from "./Config.ts"
+import { adminTokenFromEnv, databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as RateLimits from "./RateLimits.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
@@ -74,9 +74,5 @@ export const serve = Effect.gen(function* () {
       : "WhatsApp: the simulator (offline); play a customer with POST /admin/v1/simulator/whatsapp/inbound"
   )
   yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
-  return yield* Layer.launch(server).pipe(
-    Effect.provideService(References.MinimumLogLevel, logLevelName[config.logLevel]),
-    // Spans cost on every request and go nowhere until an exporter is wired in.
-    Effect.provideService(References.TracerEnabled, config.tracing)
-  )
+  return yield* Layer.launch(server).pipe(withSettings(config))
 })

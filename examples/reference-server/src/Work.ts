@@ -1,13 +1,14 @@
 import { Effect, Layer } from "effect"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
-import { databaseConfig, ServerConfig, webhookSettings } from "./Config.ts"
+import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import { databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 
 /**
- * Runs the webhook delivery worker and the message sender alone, until interrupted. Several workers
+ * Runs the webhook delivery worker, the message sender and the snooze loop alone, until interrupted. Several workers
  * (and servers) can share a PostgreSQL database; the embedded database belongs
  * to the server process, whose own worker then does the work.
  */
@@ -20,11 +21,11 @@ export const work = Effect.gen(function* () {
   )
   const metaApp = yield* WhatsApp.metaApp(config)
   return yield* Layer.launch(
-    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config)).pipe(
+    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config), Snoozer.layer()).pipe(
       Layer.provide(WhatsApp.transport(config)),
       Layer.provide(SqlApp.layer(databaseConfig(config))),
       Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
       Layer.provide(Layer.succeed(MetaApp, metaApp))
     )
-  )
+  ).pipe(withSettings(config))
 })

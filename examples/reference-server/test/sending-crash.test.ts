@@ -40,6 +40,8 @@ describe.each(setups)("kill -9 while messages are being sent to the Cloud API, o
       WHATSAPP_SENDER_LEASE_SECONDS: "2"
     }
     const first = await ServerProcess.start({ dataDir, env: serverEnv })
+    // Stopped by the cleanups too, so a failed assertion never leaves a server running.
+    cleanups.push(() => first.stop("SIGKILL"))
     const account = await makeAccount(first)
     const channel = await call(first, "POST", "/api/v1/channels", {
       auth: account.ownerKey,
@@ -77,6 +79,7 @@ describe.each(setups)("kill -9 while messages are being sent to the Cloud API, o
     expect(seenAtCrash).toBeLessThan(MESSAGES)
 
     const second = await ServerProcess.start({ dataDir, env: serverEnv })
+    cleanups.push(() => second.stop())
     const statusOf = async () => {
       const statuses = new Map<string, { status: string; error: { code: string } | null }>()
       for (const id of ids) {

@@ -239,8 +239,16 @@ export const layer = (options: Options = {}) =>
       const loop = Effect.gen(function* () {
         const wakeup = yield* queue.wakeups
         while (true) {
-          // A full batch means more may be waiting: claim again at once.
-          if ((yield* drain) >= batch) continue
+          // A full batch means more may be waiting: claim again at once. A failed round (the
+          // store away, a defect) is logged and the loop goes on after the poll interval.
+          const claimed = yield* drain.pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterrupts(cause)
+                ? Effect.failCause(cause)
+                : Effect.as(Effect.logWarning("The message sender's round failed", cause), 0)
+            )
+          )
+          if (claimed >= batch) continue
           yield* Effect.raceFirst(wakeup, Effect.sleep(Duration.millis(pollMillis)))
         }
       }).pipe(Effect.scoped, Effect.retry(Schedule.spaced("1 second")))

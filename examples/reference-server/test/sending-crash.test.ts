@@ -102,9 +102,10 @@ describe.each(setups)("kill -9 while messages are being sent to the Cloud API, o
       // Sent means WhatsApp has it; a message it never saw cannot be "sent".
       if (message.status === "sent") expect(byCallback.get(id), id).toBe(1)
     }
-    // Only the sends under way when it died are in doubt: the sender begins 16 at a time at most.
+    // Only the sends under way when it died are in doubt: a wave of 50 at most, and the one
+    // before it if its record had not committed.
     const unknown = [...final.values()].filter((m) => m.status === "failed").length
-    expect(unknown).toBeLessThanOrEqual(16)
+    expect(unknown).toBeLessThanOrEqual(100)
     // Every message it never saw was sent after the restart; the rest, cut off mid-call, are unknown.
     expect(graph.requests().length).toBeGreaterThan(seenAtCrash)
     await second.stop()

@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Layer, Random, Schedule } from "effect"
+import { Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
@@ -41,10 +41,13 @@ const backoffMillis = (attempts: number, providerCode: number | null, jitter: nu
 const WAVE_MILLIS = 100
 
 /**
- * Sends in flight at once, and so the most a wave holds: a wave is begun before its calls, so
- * a sender that dies mid-wave leaves at most this many messages in doubt (`outcome_unknown`).
+ * Sends in flight at once, and so the most a wave holds. A wave is begun before its calls and
+ * its record runs while the next wave goes out, so a sender that dies leaves at most two waves
+ * in doubt (`outcome_unknown`, revived by WhatsApp's statuses for those it did get). Smaller
+ * waves would mean fewer in doubt and more statements: 16 sent 880 messages/s, 50 sent 1,200
+ * (bench/MESSAGING.md).
  */
-const IN_FLIGHT = 16
+const IN_FLIGHT = 50
 
 type Ending = { readonly claimed: ClaimedMessage; readonly update: Update }
 
@@ -53,7 +56,7 @@ type Ending = { readonly claimed: ClaimedMessage; readonly update: Update }
  * transport once, and records the outcome through `MessageStatuses`. A send whose outcome
  * is unknown (a timeout, a sender that died mid-call) is never repeated: a WhatsApp message
  * cannot be unsent, so it ends `failed` with `outcome_unknown` unless a status proves it
- * arrived. Work is done in waves (up to 16 sends due within 100 ms of each other): each wave
+ * arrived. Work is done in waves (up to 50 sends due within 100 ms of each other): each wave
  * is begun in one statement and its outcomes recorded in one transaction per account, so the
  * store's cost per message falls as the traffic grows.
  */
@@ -174,7 +177,18 @@ export const layer = (options: Options = {}) =>
           )
         })
 
-      /** One wave: begun in one statement (committed before any call), sent, recorded. */
+      // A store outage loses only a wave's records: their leases run out and they end `outcome_unknown`.
+      const logged = (what: string) => (effect: Effect.Effect<void>) =>
+        effect.pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterrupts(cause) ? Effect.failCause(cause) : Effect.logWarning(what, cause)
+          )
+        )
+
+      /**
+       * One wave: begun in one statement (committed before any call), sent; its record is left
+       * running while the next wave goes out, and waited for before the one after that.
+       */
       const sendWave = (wave: ReadonlyArray<ClaimedMessage>) =>
         Effect.gen(function* () {
           const begun = yield* queue.beginSend(
@@ -185,11 +199,12 @@ export const layer = (options: Options = {}) =>
           // A message whose lease was lost meanwhile may be another sender's now: not sent.
           const mine = wave.filter((claimed) => begun.has(claimed.message.id))
           const endings = yield* Effect.forEach(mine, sendOne, { concurrency: "unbounded" })
-          yield* record(endings.filter((ending) => ending !== undefined))
+          return endings.filter((ending) => ending !== undefined)
         }).pipe(
-          // A store outage loses only this wave's records: their leases run out and they end `outcome_unknown`.
           Effect.catchCause((cause) =>
-            Cause.hasInterrupts(cause) ? Effect.failCause(cause) : Effect.logWarning("Sending messages failed", cause)
+            Cause.hasInterrupts(cause)
+              ? Effect.failCause(cause)
+              : Effect.as(Effect.logWarning("Sending messages failed", cause), [] as ReadonlyArray<Ending>)
           )
         )
 
@@ -215,24 +230,29 @@ export const layer = (options: Options = {}) =>
             )
           } else ready.push(message)
         }
-        yield* record(endings).pipe(Effect.catchCause((cause) => Effect.logWarning("Recording messages failed", cause)))
+        yield* logged("Recording messages failed")(record(endings))
         // Slots are taken one wave at a time, so a cool-down met in one wave moves the next.
+        let recording: Fiber.Fiber<void> | undefined
+        const flush = (wave: ReadonlyArray<ClaimedMessage>, start: number) =>
+          Effect.gen(function* () {
+            yield* sleepUntil(start)
+            const endings = yield* sendWave(wave)
+            if (recording !== undefined) yield* Fiber.join(recording)
+            recording = yield* Effect.forkChild(logged("Recording messages failed")(record(endings)))
+          })
         let wave: Array<ClaimedMessage> = []
         let waveStart = 0
         for (const message of ready) {
           const slot = slotFor(message.channel.phoneNumberId, yield* Clock.currentTimeMillis)
           if (wave.length > 0 && (slot - waveStart > WAVE_MILLIS || wave.length >= IN_FLIGHT)) {
-            yield* sleepUntil(waveStart)
-            yield* sendWave(wave)
+            yield* flush(wave, waveStart)
             wave = []
           }
           if (wave.length === 0) waveStart = slot
           wave.push(message)
         }
-        if (wave.length > 0) {
-          yield* sleepUntil(waveStart)
-          yield* sendWave(wave)
-        }
+        if (wave.length > 0) yield* flush(wave, waveStart)
+        if (recording !== undefined) yield* Fiber.join(recording)
         return claimed.length
       })
 

@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import { orDie } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
-import { columnsOf, decodeRows } from "./SqlMessages.ts"
+import { columnsOf, toMessage } from "./SqlMessages.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -43,9 +43,8 @@ export const layer = Layer.effect(
               JOIN conversations cv ON cv.account_id = m.account_id AND cv.id = m.conversation_id
               JOIN leads l ON l.account_id = m.account_id AND l.id = m.lead_id
               ORDER BY m.priority, m.not_before, m.id`
-            const messages = yield* decodeRows(rows)
-            return messages.map((message, i) => {
-              const row = rows[i]!
+            return rows.map((row) => {
+              const message = toMessage(row)
               return {
                 accountId: row.claim_account as string,
                 message,

@@ -11,7 +11,7 @@ import * as Tracing from "@leadline/core/Tracing"
 import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
 import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
-import { Cause, Clock, Config, Context, Deferred, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
+import { Cause, Clock, Config, Context, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
 import { Base64Url } from "effect/encoding"
 
 /**
@@ -76,6 +76,9 @@ type Step = { readonly status: MetaWebhook.DeliveryStatus; readonly afterMs: num
 
 type Due = MetaWebhook.StatusOptions & { readonly phoneNumberId: string }
 
+/** A sent message's statuses still to play, the first one next. */
+type Playing = { readonly request: OutboundRequest; readonly steps: ReadonlyArray<Step> }
+
 /** "the sent status of msg_…, …" for a log line, naming five at most. */
 const describe = (statuses: ReadonlyArray<Due>): string => {
   const named = statuses.slice(0, 5).map((status) => `the ${status.status} status of ${status.callbackData}`)
@@ -132,65 +135,78 @@ export const make = (
       inbound.receive(raw, MetaSignature.sign(Redacted.value(app.appSecret), raw))
 
     // Statuses due at the same moment go out in one webhook per number, as Meta batches them:
-    // the receiving side then merges them in one transaction instead of one each.
-    const due = yield* Queue.unbounded<{ readonly status: Due; readonly played: Deferred.Deferred<void> }>()
+    // the receiving side then merges them in one transaction instead of one each. A message's
+    // next status is scheduled only once its last one was played, so the order holds.
+    const due = yield* Queue.unbounded<Playing>()
 
-    const flush = (batch: ReadonlyArray<{ readonly status: Due; readonly played: Deferred.Deferred<void> }>) => {
-      const byNumber = new Map<string, Array<Due>>()
-      for (const { status } of batch) {
-        const statuses = byNumber.get(status.phoneNumberId) ?? []
-        statuses.push(status)
-        byNumber.set(status.phoneNumberId, statuses)
-      }
-      return Effect.forEach(
-        byNumber,
-        ([phoneNumberId, statuses]) =>
-          Effect.gen(function* () {
-            const receipt = yield* signAndReceive(
-              MetaWebhook.statusesPayload(phoneNumberId, DISPLAY_PHONE_NUMBER, statuses)
-            )
-            if (receipt._tag === "Unauthorized") {
-              yield* Effect.logWarning(`WhatsApp simulator: the webhook refused the signature of ${describe(statuses)}`)
-            }
-          }).pipe(
-            // Statuses lost must not stop the next: Meta would keep sending.
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.logWarning(`WhatsApp simulator: ${describe(statuses)} failed`, cause)
-            )
-          ),
-        { discard: true }
-      ).pipe(Effect.ensuring(Effect.forEach(batch, ({ played }) => Deferred.succeed(played, undefined))))
+    /** Queues the first of `steps` when its delay has passed (at once for none, without a fiber). */
+    const schedule = (playing: Playing): Effect.Effect<void> => {
+      const [next] = playing.steps
+      if (next === undefined) return Effect.void
+      if (next.afterMs <= 0) return Effect.asVoid(Queue.offer(due, playing))
+      return Effect.sleep(next.afterMs).pipe(
+        Effect.andThen(Queue.offer(due, playing)),
+        Effect.provideContext(built),
+        Effect.forkIn(scope),
+        Effect.asVoid
+      )
     }
 
-    yield* Effect.forever(Effect.flatMap(Queue.takeBetween(due, 1, MAX_STATUSES), flush)).pipe(
-      Effect.provideContext(built),
-      Effect.forkIn(scope)
-    )
-
-    const playStatus = (request: OutboundRequest, step: Step): Effect.Effect<void> =>
+    const flush = (batch: ReadonlyArray<Playing>) =>
       Effect.gen(function* () {
-        const played = yield* Deferred.make<void>()
-        yield* Queue.offer(due, {
-          status: {
+        const timestamp = new Date(yield* Clock.currentTimeMillis)
+        const byNumber = new Map<string, Array<Due>>()
+        for (const { request, steps } of batch) {
+          const status = steps[0]!.status
+          const statuses = byNumber.get(request.channel.phoneNumberId) ?? []
+          statuses.push({
             phoneNumberId: request.channel.phoneNumberId,
             externalId: externalIdFor(request.callbackData),
-            status: step.status,
+            status,
             recipientId: request.to,
             callbackData: request.callbackData,
-            timestamp: new Date(yield* Clock.currentTimeMillis),
-            error: step.status === "failed" ? undeliverable : undefined
-          },
-          played
-        })
-        yield* Deferred.await(played)
-      })
+            timestamp,
+            error: status === "failed" ? undeliverable : undefined
+          })
+          byNumber.set(request.channel.phoneNumberId, statuses)
+        }
+        yield* Effect.forEach(
+          byNumber,
+          ([phoneNumberId, statuses]) =>
+            Effect.gen(function* () {
+              const receipt = yield* signAndReceive(
+                MetaWebhook.statusesPayload(phoneNumberId, DISPLAY_PHONE_NUMBER, statuses)
+              )
+              if (receipt._tag === "Unauthorized") {
+                yield* Effect.logWarning(
+                  `WhatsApp simulator: the webhook refused the signature of ${describe(statuses)}`
+                )
+              }
+            }).pipe(
+              // Statuses lost must not stop the next: Meta would keep sending.
+              Effect.catchCause((cause) =>
+                Cause.hasInterruptsOnly(cause)
+                  ? Effect.failCause(cause)
+                  : Effect.logWarning(`WhatsApp simulator: ${describe(statuses)} failed`, cause)
+              )
+            ),
+          { discard: true }
+        )
+      }).pipe(
+        Effect.ensuring(
+          Effect.forEach(batch, ({ request, steps }) => schedule({ request, steps: steps.slice(1) }), { discard: true })
+        )
+      )
 
-    const play = (request: OutboundRequest, steps: ReadonlyArray<Step>) =>
-      Effect.forEach(steps, (step) => Effect.andThen(Effect.sleep(step.afterMs), playStatus(request, step)), {
-        discard: true
-      }).pipe(Effect.provideContext(built), Effect.forkIn(scope), Effect.asVoid)
+    // Two webhooks in flight at most, as Meta keeps a few connections open; they never hold the same message.
+    for (let i = 0; i < 2; i++) {
+      yield* Effect.forever(Effect.flatMap(Queue.takeBetween(due, 1, MAX_STATUSES), flush)).pipe(
+        Effect.provideContext(built),
+        Effect.forkIn(scope)
+      )
+    }
+
+    const play = (request: OutboundRequest, steps: ReadonlyArray<Step>) => schedule({ request, steps })
 
     const normal: ReadonlyArray<Step> = [
       { status: "sent", afterMs: delaysMs[0] },

@@ -2,7 +2,7 @@ import { Effect, Layer, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
-import { isUuid, orDie, Timestamp } from "../internal/store.ts"
+import { isUuid, orDie, textArray, Timestamp } from "../internal/store.ts"
 
 const { service_window_expires_at: _window, ...stored } = Conversation.fields
 const Row = Schema.Struct({
@@ -68,7 +68,8 @@ export const layer = Layer.effect(
           const existing = () =>
             read(sql`SELECT c.* FROM jsonb_to_recordset(${pairs}::jsonb) AS w(channel_id text, lead_id text)
                      CROSS JOIN LATERAL (SELECT ${columns} FROM conversations
-                       WHERE account_id = ${accountId}::uuid AND channel_id = w.channel_id AND lead_id = w.lead_id) AS c`)
+                       WHERE account_id = ${accountId}::uuid AND channel_id = w.channel_id AND lead_id = w.lead_id
+                       LIMIT 1) AS c`)
           const threadKey = (c: { channel_id: string; lead_id: string }) => `${c.channel_id} ${c.lead_id}`
           const found = new Map((yield* existing()).map((c) => [threadKey(c), c]))
           const missing = wanted.filter((c) => !found.has(threadKey(c)))
@@ -110,7 +111,8 @@ export const layer = Layer.effect(
             status = 'open', snoozed_until = NULL, updated_at = i.now
           FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(moved.map(({ id, at, waId, now }) => ({ id, at, wa_id: waId, now })))}::jsonb)
                   AS r(id text, at timestamptz, wa_id text, now timestamptz) ORDER BY id) AS i
-          WHERE c.account_id = ${accountId}::uuid AND c.id = i.id`).pipe(Effect.asVoid),
+          WHERE c.account_id = ${accountId}::uuid AND c.id = ANY(${textArray(moved.map((m) => m.id))}::text[])
+            AND c.id = i.id`).pipe(Effect.asVoid),
       recordOutbound: (accountId, id, now) =>
         orDie(sql`
           UPDATE conversations SET last_message_at = greatest(last_message_at, ${now}::timestamptz),
@@ -120,9 +122,8 @@ export const layer = Layer.effect(
         orDie(sql`UPDATE conversations c SET contact_wa_id = l.wa_id
                   FROM jsonb_to_recordset(${JSON.stringify(learned.map(({ id, waId }) => ({ id, wa_id: waId })))}::jsonb)
                     AS l(id text, wa_id text)
-                  WHERE c.account_id = ${accountId}::uuid AND c.id = l.id AND c.contact_wa_id IS NULL`).pipe(
-          Effect.asVoid
-        ),
+                  WHERE c.account_id = ${accountId}::uuid AND c.id = ANY(${textArray(learned.map((l) => l.id))}::text[])
+                    AND c.id = l.id AND c.contact_wa_id IS NULL`).pipe(Effect.asVoid),
       leadsByWaId: (accountId, channelId, waIds) =>
         orDie(sql<{ contact_wa_id: string; lead_id: string }>`
           SELECT w.contact_wa_id, c.lead_id FROM jsonb_array_elements_text(${JSON.stringify(waIds)}::jsonb) AS w(contact_wa_id)

@@ -96,3 +96,11 @@ export const isUuid = (value: string): boolean => UUID.test(value)
  */
 export const COUNT_STRIPES = 64
 export const backendStripe = `(pg_backend_pid() % ${COUNT_STRIPES})::smallint`
+
+/**
+ * A PostgreSQL text[] literal (`{"a","b"}`), for `= ANY(…::text[])`: the planner sees how
+ * many values there are, so a batch's UPDATE probes the primary key instead of joining every
+ * row of the account.
+ */
+export const textArray = (values: ReadonlyArray<string>): string =>
+  `{${values.map((value) => `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`

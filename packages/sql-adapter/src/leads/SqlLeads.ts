@@ -92,7 +92,8 @@ export const layer = Layer.effect(
       idsByPhone: (accountId, phones) =>
         orDie(sql<{ phone: string; id: string }>`
           SELECT l.phone, l.id FROM jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb) AS p(phone)
-          CROSS JOIN LATERAL (SELECT phone, id FROM leads WHERE account_id = ${accountId}::uuid AND phone = p.phone) AS l`).pipe(
+          CROSS JOIN LATERAL (SELECT phone, id FROM leads WHERE account_id = ${accountId}::uuid AND phone = p.phone
+                              LIMIT 1) AS l`).pipe(
           Effect.map((rows) => new Map(rows.map((row) => [row.phone, row.id])))
         ),
       update: (accountId, lead) =>

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
-import { iso, isoOrNull, json, orDie } from "../internal/store.ts"
+import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
@@ -115,9 +115,8 @@ export const layer = Layer.effect(
         orDie(sql<{ id: string; external_id: string }>`
           SELECT m.id, m.external_id FROM jsonb_array_elements_text(${JSON.stringify(externalIds)}::jsonb) AS k(external_id)
           CROSS JOIN LATERAL (SELECT id, external_id FROM messages
-            WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = k.external_id) AS m`).pipe(
-          Effect.map((rows) => new Map(rows.map((row) => [row.external_id, row.id])))
-        ),
+            WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = k.external_id
+            LIMIT 1) AS m`).pipe(Effect.map((rows) => new Map(rows.map((row) => [row.external_id, row.id])))),
       removeForLead: (accountId, leadId) =>
         read(
           sql`DELETE FROM messages WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId} RETURNING ${columns}`
@@ -147,7 +146,8 @@ export const layer = Layer.effect(
           )}::jsonb) AS d(id text, status text, error jsonb, external_id text, provider_timestamp timestamptz,
             updated_at timestamptz, sent_at timestamptz, delivered_at timestamptz, read_at timestamptz,
             failed_at timestamptz)
-          WHERE m.account_id = ${accountId}::uuid AND m.id = d.id`).pipe(Effect.asVoid),
+          WHERE m.account_id = ${accountId}::uuid AND m.id = ANY(${textArray(saved.map((m) => m.id))}::text[])
+            AND m.id = d.id`).pipe(Effect.asVoid),
       insertInbound: (accountId, inbound) =>
         // ON CONFLICT on the wamid: a redelivery is found by the index, and the transaction goes on.
         orDie(sql<{ id: string }>`

@@ -1,7 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
-import { orDie } from "../internal/store.ts"
+import { orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
 import { columnsOf, toMessage } from "./SqlMessages.ts"
 
@@ -65,7 +65,9 @@ export const layer = Layer.effect(
           UPDATE messages m SET sending_since = ${at(now)}::timestamptz, attempts = m.attempts + 1
           FROM jsonb_to_recordset(${JSON.stringify(keys.map(({ accountId, id }) => ({ account_id: accountId, id })))}::jsonb)
             AS k(account_id uuid, id text)
-          WHERE m.account_id = k.account_id AND m.id = k.id AND m.lease_owner = ${worker} AND m.status = 'queued'
+          WHERE m.account_id = ANY(${textArray([...new Set(keys.map((key) => key.accountId))])}::uuid[])
+            AND m.id = ANY(${textArray(keys.map((key) => key.id))}::text[])
+            AND m.account_id = k.account_id AND m.id = k.id AND m.lease_owner = ${worker} AND m.status = 'queued'
             AND m.sending_since IS NULL
           RETURNING m.id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
       channelRefused: (accountId, channelId, error) =>

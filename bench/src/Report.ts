@@ -131,6 +131,9 @@ export const render = (report: any): string => {
     )
   }
   lines.push("The raw numbers, per round, are in `results.json`.", "")
+  // The messaging figures (issue 11), from `node src/Messaging.ts`, which `npm run bench` runs first.
+  const messaging = join(import.meta.dirname, "..", "MESSAGING.md")
+  if (existsSync(messaging)) lines.push(readFileSync(messaging, "utf8").replace(/^# /, "## "))
   const analysis = join(import.meta.dirname, "..", "ANALYSIS.md")
   if (existsSync(analysis)) lines.push(readFileSync(analysis, "utf8"))
   return `${lines.join("\n")}\n`

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { join } from "node:path"
 import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import { escapeLikeMeta } from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -36,39 +36,26 @@ const post = async (url: string, path: string, auth: string, body: unknown) => {
 }
 
 let sequence = 0
+const decoder = new TextDecoder()
 /** One Meta webhook body with `size` text messages from as many customers, as Meta serialises it. */
 const batch = (size: number): string => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
-  const items = Array.from({ length: size }, () => {
-    const n = sequence++
-    return { from: `1415${String(2_000_000 + (n % 5_000)).padStart(7, "0")}`, id: `wamid.BENCH${n}`, n }
-  })
-  const body = {
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "0",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "16505551111", phone_number_id: NUMBER },
-              contacts: items.map((item) => ({ profile: { name: `Customer ${item.n % 5_000}` }, wa_id: item.from })),
-              messages: items.map((item) => ({
-                from: item.from,
-                id: item.id,
-                timestamp,
-                type: "text",
-                text: { body: `Message ${item.n}` }
-              }))
-            }
-          }
-        ]
-      }
-    ]
-  }
-  return escapeLikeMeta(JSON.stringify(body))
+  const timestamp = new Date()
+  return decoder.decode(
+    MetaWebhook.inboundTextsPayload(
+      NUMBER,
+      "16505551111",
+      Array.from({ length: size }, () => {
+        const n = sequence++
+        return {
+          from: `1415${String(2_000_000 + (n % 5_000)).padStart(7, "0")}`,
+          name: `Customer ${n % 5_000}`,
+          text: `Message ${n}`,
+          externalId: `wamid.BENCH${n}`,
+          timestamp
+        }
+      })
+    )
+  )
 }
 
 const main = async () => {

@@ -321,44 +321,21 @@ for (const [name, wiring] of wirings) {
         json: { url: endpoint.url, events: ["message.received", "lead.created"] }
       })
       endpoint.setSecret(registered.body.secret)
-      const at = Math.floor(Date.parse(channel.created_at as string) / 1000)
-      const item = (from: string, id: string, text: string, second: number) => ({
+      const at = Date.parse(channel.created_at as string)
+      const item = (from: string, externalId: string, text: string, second: number) => ({
         from,
-        id,
-        timestamp: String(at + second),
-        type: "text",
-        text: { body: text }
+        name: from === newcomer ? "Newcomer" : "Ada Customer",
+        text,
+        externalId,
+        timestamp: new Date(at + second * 1000)
       })
       const repeated = `wamid.${crypto.randomUUID()}`
-      const raw = new TextEncoder().encode(
-        JSON.stringify({
-          object: "whatsapp_business_account",
-          entry: [
-            {
-              id: "0",
-              changes: [
-                {
-                  field: "messages",
-                  value: {
-                    messaging_product: "whatsapp",
-                    metadata: { display_phone_number: "16505551111", phone_number_id: channel.phone_number_id },
-                    contacts: [
-                      { profile: { name: "Newcomer" }, wa_id: newcomer },
-                      { profile: { name: "Ada Customer" }, wa_id: known }
-                    ],
-                    messages: [
-                      item(newcomer, `wamid.${crypto.randomUUID()}`, "first of the newcomer", 1),
-                      item(known, repeated, "from a known customer", 2),
-                      item(newcomer, `wamid.${crypto.randomUUID()}`, "second of the newcomer", 3),
-                      item(known, repeated, "from a known customer", 2)
-                    ]
-                  }
-                }
-              ]
-            }
-          ]
-        })
-      )
+      const raw = MetaWebhook.inboundTextsPayload(channel.phone_number_id, "16505551111", [
+        item(newcomer, `wamid.${crypto.randomUUID()}`, "first of the newcomer", 1),
+        item(known, repeated, "from a known customer", 2),
+        item(newcomer, `wamid.${crypto.randomUUID()}`, "second of the newcomer", 3),
+        item(known, repeated, "from a known customer", 2)
+      ])
       expect((await postWebhook(server, raw)).status).toBe(200)
       const events = (await endpoint.waitFor(4, 10_000)).map((r) => JSON.parse(r.body))
       // One lead for the newcomer, before the three messages, which keep the batch's order.
@@ -376,7 +353,7 @@ for (const [name, wiring] of wirings) {
       )
       const newThread = threads.body.conversations.find((c: { contact_wa_id: string }) => c.contact_wa_id === newcomer)
       // The window runs from the newcomer's latest message (WhatsApp's time), not the first.
-      expect(newThread.last_inbound_at).toBe(new Date((at + 3) * 1000).toISOString())
+      expect(newThread.last_inbound_at).toBe(new Date(Math.floor(at / 1000) * 1000 + 3000).toISOString())
       const knownThread = await call(server, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
         auth: account.ownerKey
       })

@@ -317,27 +317,44 @@ const envelope = (phoneNumberId: string, displayPhoneNumber: string, value: Json
   )
 
 /** A customer's text message, as Meta delivers it. */
-export const inboundTextPayload = (options: {
-  readonly phoneNumberId: string
-  readonly displayPhoneNumber: string
+export interface InboundTextOptions {
   readonly from: string
   readonly name: string | null
   readonly text: string
   readonly externalId: string
   readonly timestamp: Date
-}): Uint8Array =>
-  envelope(options.phoneNumberId, options.displayPhoneNumber, {
-    contacts: [{ profile: options.name === null ? {} : { name: options.name }, wa_id: options.from }],
-    messages: [
-      {
-        from: options.from,
-        id: options.externalId,
-        timestamp: seconds(options.timestamp),
-        type: "text",
-        text: { body: options.text }
-      }
-    ]
+}
+
+/** Customers' text messages on one number, in one webhook as Meta batches them (one contact per sender). */
+export const inboundTextsPayload = (
+  phoneNumberId: string,
+  displayPhoneNumber: string,
+  messages: ReadonlyArray<InboundTextOptions>
+): Uint8Array => {
+  const contacts = new Map<string, { profile: { name?: string }; wa_id: string }>()
+  for (const message of messages) {
+    if (!contacts.has(message.from)) {
+      contacts.set(message.from, {
+        profile: message.name === null ? {} : { name: message.name },
+        wa_id: message.from
+      })
+    }
+  }
+  return envelope(phoneNumberId, displayPhoneNumber, {
+    contacts: [...contacts.values()],
+    messages: messages.map((message) => ({
+      from: message.from,
+      id: message.externalId,
+      timestamp: seconds(message.timestamp),
+      type: "text",
+      text: { body: message.text }
+    }))
   })
+}
+
+export const inboundTextPayload = (
+  options: InboundTextOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
+): Uint8Array => inboundTextsPayload(options.phoneNumberId, options.displayPhoneNumber, [options])
 
 export interface StatusOptions {
   readonly externalId: string

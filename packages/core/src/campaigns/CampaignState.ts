@@ -1,3 +1,5 @@
+import type { CampaignStatus as Status } from "./Campaign.ts"
+
 /**
  * A campaign's states and what moves it (CONTRACT-MESSAGING §8.2):
  *
@@ -7,7 +9,7 @@
  *                    └────────cancel──────────┴──► cancelled
  * ```
  */
-export type CampaignStatus = "draft" | "queued" | "sending" | "completed" | "failed" | "cancelled"
+export type CampaignStatus = typeof Status.Type
 
 export type Move =
   /** `POST …/queue`; `nothingToSend` when every recipient was skipped: it completes at once. */

@@ -1,20 +1,13 @@
 import type { OutboundStatus } from "../messages/StatusMerge.ts"
+import type { CampaignStats as Stats } from "./Campaign.ts"
 
 /**
- * A campaign's stats (CONTRACT-MESSAGING §8.1): `queued`, `failed`, `skipped` and `cancelled`
- * are current counts, `sent`, `delivered` and `read` a funnel ("reached at least"), and
- * `total = queued + sent + failed + skipped + cancelled` always.
+ * A campaign's stats (CONTRACT-MESSAGING §8.1, the `CampaignStats` schema of Campaign.ts):
+ * `queued`, `failed`, `skipped` and `cancelled` are current counts, `sent`, `delivered` and
+ * `read` a funnel ("reached at least"), and `total = queued + sent + failed + skipped + cancelled`
+ * always.
  */
-export interface CampaignStats {
-  readonly total: number
-  readonly queued: number
-  readonly sent: number
-  readonly delivered: number
-  readonly read: number
-  readonly failed: number
-  readonly skipped: number
-  readonly cancelled: number
-}
+export type CampaignStats = typeof Stats.Type
 
 /** What the stats are computed from (§8.5): the campaign's messages by status, and its recipients without one. */
 export interface Counts {

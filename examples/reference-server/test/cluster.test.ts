@@ -107,6 +107,7 @@ if (Postgres.url !== undefined) {
       const withName = new URL(schema.databaseUrl)
       withName.searchParams.set("application_name", applicationName)
       const server = await ServerProcess.start({ dataDir: dataDirs[0]!, env: { DATABASE_URL: withName.toString() } })
+      cleanups.push(() => server.stop())
       const account = await makeAccount(server)
       const connections = () =>
         Postgres.query<{ n: number }>(
@@ -167,6 +168,7 @@ if (Postgres.url !== undefined) {
       const dataDir = ServerProcess.tempDataDir()
       cleanups.push(() => ServerProcess.removeDir(dataDir))
       const server = await ServerProcess.start({ dataDir })
+      cleanups.push(() => server.stop())
       expect((await call(server, "GET", "/healthz")).status).toBe(200)
       expect(await server.stop("SIGTERM")).toBe(0)
     })

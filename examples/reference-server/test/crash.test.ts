@@ -15,6 +15,8 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
   it("loses no acknowledged lead and leaves no lead without its event, nor an event without its lead", async () => {
     const { dataDir, env, query } = await setup()
     const first = await ServerProcess.start({ dataDir, env })
+    // Stopped by the cleanups too (stop is idempotent), so a failed assertion leaves no server running.
+    cleanups.push(() => first.stop("SIGKILL"))
     const account = await makeAccount(first)
 
     const acknowledged = new Map<string, string>() // idempotency key -> lead id
@@ -45,6 +47,7 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
     expect(acknowledged.size).toBeGreaterThan(20)
 
     const second = await ServerProcess.start({ dataDir, env })
+    cleanups.push(() => second.stop())
     for (const id of acknowledged.values()) {
       const reply = await call(second, "GET", `/api/v1/leads/${id}`, { auth: account.ownerKey })
       expect(reply.status, id).toBe(200)

@@ -15,6 +15,7 @@ describe.each(setups)("the reference server on %s", (_name, setup) => {
   it("keeps what it wrote across a restart", async () => {
     const { dataDir, env } = await setup()
     const first = await ServerProcess.start({ dataDir, env })
+    cleanups.push(() => first.stop())
     const account = await makeAccount(first, { keys: { reader: ["leads:read"] } })
     const created = await call(first, "POST", "/api/v1/leads", {
       auth: account.ownerKey,

@@ -37,6 +37,7 @@ for (const [name, setup] of Setups.databases(cleanups)) {
 
       // A first start migrates; the faults go in while no server holds the database.
       const first = await ServerProcess.start({ dataDir, env: settings })
+      cleanups.push(() => first.stop())
       expect(await first.stop()).toBe(0)
       for (const statement of FAULTS) await query(statement)
       const server = await ServerProcess.start({ dataDir, env: { ...settings, LOG_LEVEL: "debug" } })

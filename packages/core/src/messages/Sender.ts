@@ -1,4 +1,4 @@
-import { Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
+import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
@@ -95,23 +95,22 @@ export const layer = (options: Options = {}) =>
         update: { messageId: claimed.message.id, incoming: { status: "failed", at, error } }
       })
 
-      /** Records endings, one transaction per account. */
-      const record = (endings: ReadonlyArray<Ending>) => {
-        const byAccount = new Map<string, Array<Update>>()
-        for (const { claimed, update } of endings) {
-          const updates = byAccount.get(claimed.accountId) ?? []
-          updates.push(update)
-          byAccount.set(claimed.accountId, updates)
-        }
-        return Effect.forEach(
-          byAccount,
-          ([accountId, updates]) =>
+      /**
+       * Records endings, one transaction per account. A store outage loses only these records:
+       * their leases run out and the messages end `outcome_unknown`.
+       */
+      const record = (endings: ReadonlyArray<Ending>) =>
+        Effect.forEach(
+          Object.entries(Arr.groupBy(endings, (ending) => ending.claimed.accountId)),
+          ([accountId, group]) =>
             statuses
-              .applyAll(accountId, updates)
+              .applyAll(
+                accountId,
+                group.map((ending) => ending.update)
+              )
               .pipe(Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "sender"))),
           { discard: true }
-        )
-      }
+        ).pipe(orWarn<void>("Recording messages failed", undefined))
 
       /** What a refused or unanswered send becomes: an ending, or back in the queue (undefined). */
       const afterFailure = (claimed: ClaimedMessage, failure: SendFailure, at: string) =>
@@ -177,14 +176,6 @@ export const layer = (options: Options = {}) =>
           )
         })
 
-      // A store outage loses only a wave's records: their leases run out and they end `outcome_unknown`.
-      const logged = (what: string) => (effect: Effect.Effect<void>) =>
-        effect.pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterrupts(cause) ? Effect.failCause(cause) : Effect.logWarning(what, cause)
-          )
-        )
-
       /**
        * One wave: begun in one statement (committed before any call), sent; its record is left
        * running while the next wave goes out, and waited for before the one after that.
@@ -200,13 +191,7 @@ export const layer = (options: Options = {}) =>
           const mine = wave.filter((claimed) => begun.has(claimed.message.id))
           const endings = yield* Effect.forEach(mine, sendOne, { concurrency: "unbounded" })
           return endings.filter((ending) => ending !== undefined)
-        }).pipe(
-          Effect.catchCause((cause) =>
-            Cause.hasInterrupts(cause)
-              ? Effect.failCause(cause)
-              : Effect.as(Effect.logWarning("Sending messages failed", cause), [] as ReadonlyArray<Ending>)
-          )
-        )
+        }).pipe(orWarn("Sending messages failed", [] as ReadonlyArray<Ending>))
 
       const drain: Effect.Effect<number> = Effect.gen(function* () {
         const claimedAt = yield* Clock.currentTimeMillis
@@ -230,7 +215,7 @@ export const layer = (options: Options = {}) =>
             )
           } else ready.push(message)
         }
-        yield* logged("Recording messages failed")(record(endings))
+        yield* record(endings)
         // Slots are taken one wave at a time, so a cool-down met in one wave moves the next.
         let recording: Fiber.Fiber<void> | undefined
         const flush = (wave: ReadonlyArray<ClaimedMessage>, start: number) =>
@@ -238,7 +223,7 @@ export const layer = (options: Options = {}) =>
             yield* sleepUntil(start)
             const endings = yield* sendWave(wave)
             if (recording !== undefined) yield* Fiber.join(recording)
-            recording = yield* Effect.forkChild(logged("Recording messages failed")(record(endings)))
+            recording = yield* Effect.forkChild(record(endings))
           })
         let wave: Array<ClaimedMessage> = []
         let waveStart = 0
@@ -261,13 +246,7 @@ export const layer = (options: Options = {}) =>
         while (true) {
           // A full batch means more may be waiting: claim again at once. A failed round (the
           // store away, a defect) is logged and the loop goes on after the poll interval.
-          const claimed = yield* drain.pipe(
-            Effect.catchCause((cause) =>
-              Cause.hasInterrupts(cause)
-                ? Effect.failCause(cause)
-                : Effect.as(Effect.logWarning("The message sender's round failed", cause), 0)
-            )
-          )
+          const claimed = yield* drain.pipe(orWarn("The message sender's round failed", 0))
           if (claimed >= batch) continue
           yield* Effect.raceFirst(wakeup, Effect.sleep(Duration.millis(pollMillis)))
         }
@@ -276,6 +255,14 @@ export const layer = (options: Options = {}) =>
       yield* Effect.forkScoped(loop)
     })
   )
+
+/** A failure (not an interruption) logged at WARNING, and `fallback` in its place: the sender goes on. */
+const orWarn =
+  <A>(what: string, fallback: A) =>
+  <E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, never, R> =>
+    Effect.catchCause(effect, (cause) =>
+      Cause.hasInterrupts(cause) ? Effect.interrupt : Effect.as(Effect.logWarning(what, cause), fallback)
+    )
 
 const sleepUntil = (time: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) =>

@@ -11,7 +11,7 @@ import * as Tracing from "@leadline/core/Tracing"
 import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
 import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
-import { Cause, Clock, Config, Context, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
+import { Array as Arr, Cause, Clock, Config, Context, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
 import { Base64Url } from "effect/encoding"
 
 /**
@@ -155,23 +155,19 @@ export const make = (
     const flush = (batch: ReadonlyArray<Playing>) =>
       Effect.gen(function* () {
         const timestamp = new Date(yield* Clock.currentTimeMillis)
-        const byNumber = new Map<string, Array<Due>>()
-        for (const { request, steps } of batch) {
-          const status = steps[0]!.status
-          const statuses = byNumber.get(request.channel.phoneNumberId) ?? []
-          statuses.push({
+        const all = batch.map(
+          ({ request, steps }): Due => ({
             phoneNumberId: request.channel.phoneNumberId,
             externalId: externalIdFor(request.callbackData),
-            status,
+            status: steps[0]!.status,
             recipientId: request.to,
             callbackData: request.callbackData,
             timestamp,
-            error: status === "failed" ? undeliverable : undefined
+            error: steps[0]!.status === "failed" ? undeliverable : undefined
           })
-          byNumber.set(request.channel.phoneNumberId, statuses)
-        }
+        )
         yield* Effect.forEach(
-          byNumber,
+          Object.entries(Arr.groupBy(all, (status) => status.phoneNumberId)),
           ([phoneNumberId, statuses]) =>
             Effect.gen(function* () {
               const receipt = yield* signAndReceive(

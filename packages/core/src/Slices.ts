@@ -1,3 +1,4 @@
+import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
@@ -16,6 +17,7 @@ export const all = [
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
+  CampaignsSlice.slice,
   Provisional.slice
 ] as const
 

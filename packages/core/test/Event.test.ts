@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../src/auth/Principal.ts"
 import * as Event from "../src/EventCatalog.ts"
+import * as CampaignEvents from "../src/campaigns/CampaignEvents.ts"
 import * as Provisional from "../src/events/Provisional.ts"
 import * as LeadEvents from "../src/leads/LeadEvents.ts"
 import * as Slices from "../src/Slices.ts"
@@ -102,7 +103,8 @@ describe("emit", () => {
       emit(Provisional.orderCreated, { id: "ord_1" }),
       emit(LeadEvents.created, lead),
       emit(Provisional.orderStatusChanged, { id: "ord_1", status: "paid", total: 1250 }),
-      emit(Provisional.campaignQueued, { id: "cmp_1" })
+      // @ts-expect-error campaign.queued carries a whole Campaign
+      emit(CampaignEvents.queued, { id: "cmp_1" })
     ]
     assert.isFunction(typeChecks)
   })

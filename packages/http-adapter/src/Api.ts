@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { CampaignsApi } from "./campaigns/CampaignsApi.ts"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("leadline")
   .add(ChannelsApi)
   .add(ConversationsApi)
   .add(MessagesApi)
+  .add(CampaignsApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

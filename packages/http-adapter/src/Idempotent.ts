@@ -127,3 +127,25 @@ export const create = <
       error: options.error as never
     }
   ).middleware(Idempotent)
+
+/**
+ * An action on one thing (`POST …/queue`, `POST …/cancel`): 200 with the thing, no body, and
+ * `Idempotency-Key` accepted as on a create, so a retried action answers as the first did.
+ */
+export const action = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  Success extends Schema.Top,
+  const Error extends ReadonlyArray<Schema.Top>,
+  Params extends Schema.Struct.Fields
+>(
+  name: Name,
+  path: Path,
+  options: { readonly params: Params; readonly success: Success; readonly error: Error }
+) =>
+  HttpApiEndpoint.post<Name, Path, Params, never, never, typeof IdempotencyHeaders, Success, Error>(name, path, {
+    params: options.params,
+    success: options.success,
+    headers: IdempotencyHeaders,
+    error: options.error as never
+  }).middleware(Idempotent)

@@ -7,6 +7,7 @@ import * as Health from "./Health.ts"
 import * as Authentication from "./Authentication.ts"
 import * as Idempotent from "./Idempotent.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
+import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
@@ -35,6 +36,7 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     ChannelsHandlers.layer,
     ConversationsHandlers.layer,
     MessagesHandlers.layer,
+    CampaignsHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])

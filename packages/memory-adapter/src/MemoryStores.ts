@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
+import * as MemoryCampaigns from "./campaigns/MemoryCampaigns.ts"
 import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
@@ -25,7 +26,8 @@ export const all = [
   MemoryChannels.layer,
   MemoryConversations.layer,
   MemoryMessages.layer,
-  MemoryMessageUsage.layer
+  MemoryMessageUsage.layer,
+  MemoryCampaigns.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -1,5 +1,6 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
+import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
@@ -22,5 +23,6 @@ export const all = [
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
-  UsageSlice.slice
+  UsageSlice.slice,
+  CampaignsSlice.slice
 ] as const

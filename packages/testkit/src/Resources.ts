@@ -1,5 +1,6 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
+import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
@@ -23,6 +24,7 @@ export const slices = [
   WebhooksSlice.slice,
   ChannelsSlice.slice,
   ConversationsSlice.slice,
+  CampaignsSlice.slice,
   AdminSlice.slice
 ] as const
 

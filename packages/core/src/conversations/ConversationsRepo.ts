@@ -28,8 +28,8 @@ export class ConversationsRepo extends Context.Service<
       accountId: string,
       inbound: ReadonlyArray<{ readonly id: string; readonly at: string; readonly waId: string; readonly now: string }>
     ) => Effect.Effect<void>
-    /** A message went out: the thread's latest activity moves, its status does not (§4.2). */
-    readonly recordOutbound: (accountId: string, id: string, now: string) => Effect.Effect<void>
+    /** Messages went out: each thread's latest activity moves, its status does not (§4.2). */
+    readonly recordOutbound: (accountId: string, ids: ReadonlyArray<string>, now: string) => Effect.Effect<void>
     /** Records WhatsApp's `wa_id` for each conversation's contact that had none. */
     readonly learnWaIds: (
       accountId: string,

@@ -17,11 +17,10 @@ export const orderCreated = Event.define("order.created", Order)
 export const orderStatusChanged = Event.define("order.status_changed", Order)
 export const agentConfigChanged = Event.define("agent.config_changed", provisional("EventAgent", {}))
 export const knowledgeUpdated = Event.define("knowledge.updated", provisional("EventKnowledgeSource", {}))
-export const campaignQueued = Event.define("campaign.queued", provisional("EventCampaign", {}))
 
 /** Not a resource: the event types that are reserved until their resources exist. */
 export const slice = Slice.make({
   name: "provisional",
   layer: Layer.empty,
-  events: [orderCreated, orderStatusChanged, agentConfigChanged, knowledgeUpdated, campaignQueued]
+  events: [orderCreated, orderStatusChanged, agentConfigChanged, knowledgeUpdated]
 })

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import {
@@ -41,7 +42,7 @@ export class Leads extends Context.Service<
   static readonly layer: Layer.Layer<
     Leads,
     never,
-    LeadsRepo | AccountsRepo | Transactor | Outbox | MessagesRepo | ConversationsRepo | MessageUsage
+    LeadsRepo | AccountsRepo | Transactor | Outbox | MessagesRepo | ConversationsRepo | MessageUsage | CampaignProgress
   > = Layer.effect(
     Leads,
     Effect.gen(function* () {
@@ -51,6 +52,7 @@ export class Leads extends Context.Service<
       const messages = yield* MessagesRepo
       const conversations = yield* ConversationsRepo
       const usage = yield* MessageUsage
+      const campaigns = yield* CampaignProgress
       const outbox = yield* Outbox
       // One service, not a context: merging a context copies every service of the request's.
       const withOutbox = Effect.provideService(Outbox, outbox)
@@ -133,15 +135,17 @@ export class Leads extends Context.Service<
             // The seed's delete is a hard delete: the lead's conversations and messages go with it,
             // and messages still waiting to be sent give their usage back.
             const gone = yield* messages.removeForLead(principal.accountId, id)
-            for (const message of gone) {
-              if (message.direction === "outbound" && message.status === "queued") {
-                yield* usage.release(principal.accountId, periodOf(message.created_at), 1)
-              }
-            }
+            const unsent = gone.filter((message) => message.direction === "outbound" && message.status === "queued")
+            for (const message of unsent) yield* usage.release(principal.accountId, periodOf(message.created_at), 1)
             yield* conversations.removeForLead(principal.accountId, id)
             const removed = yield* repo.remove(principal.accountId, id)
             if (removed === undefined) return yield* notFound(id)
             yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)
+            // A campaign waiting only for this lead's message completes now (it shows as skipped).
+            yield* campaigns.advance(
+              principal.accountId,
+              unsent.flatMap((m) => (m.campaign_id === null ? [] : [{ campaignId: m.campaign_id, leftQueue: true }]))
+            )
             return { id, deleted: true as const }
           })
         )

@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Page, Slice } from "../Pagination.ts"
+import type { Audience } from "../campaigns/Audience.ts"
 import type { Lead } from "./Lead.ts"
 
 /** Lead storage, always scoped to one account. Phone numbers are unique per account. */
@@ -18,6 +19,10 @@ export class LeadsRepo extends Context.Service<
     ) => Effect.Effect<ReadonlyMap<string, string>>
     /** Replaces the stored lead; undefined when it is not in the account. */
     readonly update: (accountId: string, lead: Lead) => Effect.Effect<Lead | undefined, Conflict>
+    /** The leads a campaign's audience matches now (`Audience.matches`), in id order. */
+    readonly audience: (accountId: string, audience: Audience) => Effect.Effect<ReadonlyArray<Lead>>
+    /** How many leads the audience matches now. */
+    readonly audienceCount: (accountId: string, audience: Audience) => Effect.Effect<number>
     /** Removes the lead and returns it as it was; undefined when it is not in the account. */
     readonly remove: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
   }

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import type { CurrentPrincipal } from "../auth/Principal.ts"
+import { CampaignProgress, TEMPLATE_ERRORS, type Touched } from "../campaigns/CampaignProgress.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emitAll, Outbox, type Pending, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
@@ -59,7 +60,7 @@ export class MessageStatuses extends Context.Service<
   static readonly layer: Layer.Layer<
     MessageStatuses,
     never,
-    MessagesRepo | ConversationsRepo | MessageUsage | Transactor | Outbox
+    MessagesRepo | ConversationsRepo | MessageUsage | Transactor | Outbox | CampaignProgress
   > = Layer.effect(
     MessageStatuses,
     Effect.gen(function* () {
@@ -68,6 +69,7 @@ export class MessageStatuses extends Context.Service<
       const usage = yield* MessageUsage
       const transactor = yield* Transactor
       const outbox = yield* Outbox
+      const campaigns = yield* CampaignProgress
 
       const applyAll = (accountId: string, updates: ReadonlyArray<Update>) =>
         updates.length === 0
@@ -81,6 +83,7 @@ export class MessageStatuses extends Context.Service<
                 const released = new Map<string, number>()
                 const revived = new Map<string, number>()
                 const events: Array<Pending> = []
+                const touched: Array<Touched> = []
                 const results: Array<Message | undefined> = []
                 const now = yield* Ids.now
                 for (const { messageId, incoming, learned = {}, channelId } of updates) {
@@ -119,6 +122,17 @@ export class MessageStatuses extends Context.Service<
                   if (counts(before.status) && !counts(after)) released.set(period, (released.get(period) ?? 0) + 1)
                   // Revived from outcome_unknown: the provider took it after all, and it counts again.
                   if (!counts(before.status) && counts(after)) revived.set(period, (revived.get(period) ?? 0) + 1)
+                  if (current.campaign_id !== null) {
+                    const error = after === "failed" ? next.error : null
+                    if (before.status === "queued" && after !== "queued") {
+                      touched.push({
+                        campaignId: current.campaign_id,
+                        leftQueue: true,
+                        templateError:
+                          error?.provider_code != null && TEMPLATE_ERRORS.has(error.provider_code) ? error : undefined
+                      })
+                    }
+                  }
                   if (merged.accepted) events.push(pending(MessageEvents.sent, next))
                   else if (next.status !== "sent") events.push(pending(MessageEvents.statusChanged, next))
                 }
@@ -136,6 +150,8 @@ export class MessageStatuses extends Context.Service<
                 for (const [period, n] of released) yield* usage.release(accountId, period, n)
                 for (const [period, n] of revived) yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
                 yield* emitAll(events)
+                // After the messages are written, so a campaign sees its own last message out of the queue.
+                yield* campaigns.advance(accountId, touched)
                 return results
               }).pipe(Effect.provideService(Outbox, outbox))
             )

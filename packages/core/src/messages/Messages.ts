@@ -146,8 +146,8 @@ export class Messages extends Context.Service<
           read_at: null,
           failed_at: null
         }
-        yield* repo.insertOutbound(accountId, message)
-        yield* conversations.recordOutbound(accountId, conversation.id, now)
+        yield* repo.insertOutbound(accountId, [message])
+        yield* conversations.recordOutbound(accountId, [conversation.id], now)
         return message
       })
 

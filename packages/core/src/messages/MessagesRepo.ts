@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
+import type { OutboundStatus } from "./StatusMerge.ts"
 
 /** Message storage, scoped to one account. `(channel_id, external_id)` is unique: WhatsApp's redeliveries are found. */
 export class MessagesRepo extends Context.Service<
@@ -29,7 +30,22 @@ export class MessagesRepo extends Context.Service<
     readonly saveDeliveries: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void>
     /** Deletes a lead's messages, returning them as they were. */
     readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<ReadonlyArray<Message>>
-    /** Stores a queued outbound message for the sender (and wakes it where the store can). */
-    readonly insertOutbound: (accountId: string, message: Message) => Effect.Effect<void>
+    /** Stores queued outbound messages for the sender (and wakes it where the store can). */
+    readonly insertOutbound: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void>
+    /**
+     * Cancels a campaign's queued messages that no sender has begun to send (a claimed one not yet
+     * begun is cancelled too: its send will not begin); returns them as they are now.
+     */
+    readonly cancelQueued: (accountId: string, campaignId: string, now: string) => Effect.Effect<ReadonlyArray<Message>>
+    /** Each campaign's messages counted by status. */
+    readonly countsByCampaign: (
+      accountId: string,
+      campaignIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, Partial<Record<OutboundStatus, number>>>>
+    /** The campaigns among `campaignIds` that still have a queued message. */
+    readonly campaignsWithQueued: (
+      accountId: string,
+      campaignIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlySet<string>>
   }
 >()("core/MessagesRepo") {}

@@ -1,3 +1,4 @@
+import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
 import * as Slice from "../Slice.ts"
 import { Inbound } from "../whatsapp/Inbound.ts"
 import { Layer } from "effect"
@@ -7,6 +8,8 @@ import { MessageStatuses } from "./MessageStatuses.ts"
 
 export const slice = Slice.make({
   name: "messages",
-  layer: Layer.mergeAll(Messages.layer, Inbound.layer).pipe(Layer.provideMerge(MessageStatuses.layer)),
+  layer: Layer.mergeAll(Messages.layer, Inbound.layer).pipe(
+    Layer.provideMerge(MessageStatuses.layer.pipe(Layer.provide(CampaignProgress.layer)))
+  ),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged]
 })

@@ -103,14 +103,16 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
           })
         }
       }),
-    recordOutbound: (accountId, id, now) =>
+    recordOutbound: (accountId, ids, now) =>
       atomically((tx) => {
-        const current = find(accountId, id)
-        if (current === undefined) return
-        conversations.update(tx, {
-          accountId,
-          conversation: { ...current, last_message_at: later(current.last_message_at, now), updated_at: now }
-        })
+        for (const id of ids) {
+          const current = find(accountId, id)
+          if (current === undefined) continue
+          conversations.update(tx, {
+            accountId,
+            conversation: { ...current, last_message_at: later(current.last_message_at, now), updated_at: now }
+          })
+        }
       }),
     learnWaIds: (accountId, learned) =>
       atomically((tx) => {

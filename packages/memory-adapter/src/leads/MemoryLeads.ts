@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { Conflict } from "@leadline/core/Errors"
+import * as Audience from "@leadline/core/campaigns/Audience"
 import type { Lead } from "@leadline/core/leads/Lead"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import * as MemoryTable from "../MemoryTable.ts"
@@ -21,6 +22,8 @@ export const layer = Layer.sync(LeadsRepo)(() => {
       (row) => row.lead.id
     )
   })
+  const matching = (accountId: string, audience: Audience.Audience) =>
+    [...leads.scan("account", accountId)].map((row) => row.lead).filter((lead) => Audience.matches(audience, lead))
   const phoneTaken = (lead: Lead) => Effect.fail(new Conflict({ message: phoneTakenMessage(lead.phone) }))
 
   return LeadsRepo.of({
@@ -52,6 +55,9 @@ export const layer = Layer.sync(LeadsRepo)(() => {
             ? phoneTaken(lead)
             : Effect.succeed(before === undefined ? undefined : lead)
       ),
+    audience: (accountId, audience) =>
+      Effect.sync(() => matching(accountId, audience).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
+    audienceCount: (accountId, audience) => Effect.sync(() => matching(accountId, audience).length),
     remove: (accountId, id) => atomically((tx) => leads.remove(tx, MemoryTable.key(accountId, id))?.lead)
   })
 })

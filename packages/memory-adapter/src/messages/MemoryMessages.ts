@@ -4,6 +4,7 @@ import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRep
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
@@ -41,7 +42,11 @@ export const layer = Layer.effectContext(
             ? undefined
             : MemoryTable.key(row.accountId, row.message.channel_id, row.message.external_id)
       },
-      indexes: { conversation: (row) => MemoryTable.key(row.accountId, row.message.conversation_id) },
+      indexes: {
+        conversation: (row) => MemoryTable.key(row.accountId, row.message.conversation_id),
+        campaign: (row) =>
+          row.message.campaign_id === null ? undefined : MemoryTable.key(row.accountId, row.message.campaign_id)
+      },
       order: MemoryTable.newestFirst(
         (row: Row) => row.message.created_at,
         (row) => row.message.id
@@ -89,20 +94,58 @@ export const layer = Layer.effectContext(
             if (message.status !== "queued") sending.delete(MemoryTable.key(accountId, message.id))
           }
         }),
-      insertOutbound: (accountId, message) =>
+      insertOutbound: (accountId, queued) =>
         atomically((tx) => {
-          messages.insert(tx, { accountId, message })
+          for (const message of queued) messages.insert(tx, { accountId, message })
           tx.onCommit(() => {
-            sending.set(MemoryTable.key(accountId, message.id), {
-              notBefore: Date.parse(message.scheduled_at ?? message.created_at),
-              leaseUntil: 0,
-              sendingSince: null,
-              attempts: 0,
-              owner: null
-            })
+            for (const message of queued) {
+              sending.set(MemoryTable.key(accountId, message.id), {
+                notBefore: Date.parse(message.scheduled_at ?? message.created_at),
+                leaseUntil: 0,
+                sendingSince: null,
+                attempts: 0,
+                owner: null
+              })
+            }
             signal()
           })
         }),
+      cancelQueued: (accountId, campaignId, now) =>
+        atomically((tx) => {
+          const cancelled: Array<Message> = []
+          for (const row of [...messages.scan("campaign", MemoryTable.key(accountId, campaignId))]) {
+            const key = MemoryTable.key(accountId, row.message.id)
+            if (row.message.status !== "queued" || (sending.get(key)?.sendingSince ?? null) !== null) continue
+            const message: Message = { ...row.message, status: "cancelled", updated_at: now }
+            messages.update(tx, { accountId, message })
+            cancelled.push(message)
+          }
+          return cancelled
+        }),
+      countsByCampaign: (accountId, campaignIds) =>
+        Effect.sync(() => {
+          const counts = new Map<string, Partial<Record<OutboundStatus, number>>>()
+          for (const campaignId of campaignIds) {
+            const byStatus: Partial<Record<OutboundStatus, number>> = {}
+            for (const { message } of messages.scan("campaign", MemoryTable.key(accountId, campaignId))) {
+              const status = message.status as OutboundStatus
+              byStatus[status] = (byStatus[status] ?? 0) + 1
+            }
+            counts.set(campaignId, byStatus)
+          }
+          return counts
+        }),
+      campaignsWithQueued: (accountId, campaignIds) =>
+        Effect.sync(
+          () =>
+            new Set(
+              campaignIds.filter((campaignId) =>
+                [...messages.scan("campaign", MemoryTable.key(accountId, campaignId))].some(
+                  (row) => row.message.status === "queued"
+                )
+              )
+            )
+        ),
       insertInbound: (accountId, inbound) =>
         atomically((tx) => {
           const stored = new Set<string>()

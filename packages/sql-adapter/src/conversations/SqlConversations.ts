@@ -113,11 +113,11 @@ export const layer = Layer.effect(
                   AS r(id text, at timestamptz, wa_id text, now timestamptz) ORDER BY id) AS i
           WHERE c.account_id = ${accountId}::uuid AND c.id = ANY(${textArray(moved.map((m) => m.id))}::text[])
             AND c.id = i.id`).pipe(Effect.asVoid),
-      recordOutbound: (accountId, id, now) =>
+      recordOutbound: (accountId, ids, now) =>
         orDie(sql`
           UPDATE conversations SET last_message_at = greatest(last_message_at, ${now}::timestamptz),
             updated_at = ${now}::timestamptz
-          WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
+          WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(ids)}::text[])`).pipe(Effect.asVoid),
       learnWaIds: (accountId, learned) =>
         orDie(sql`UPDATE conversations c SET contact_wa_id = l.wa_id
                   FROM jsonb_to_recordset(${JSON.stringify(learned.map(({ id, waId }) => ({ id, wa_id: waId })))}::jsonb)

@@ -4,7 +4,8 @@ import { Conflict } from "@leadline/core/Errors"
 import type { Lead, LeadStatus } from "@leadline/core/leads/Lead"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import type { Page } from "@leadline/core/Pagination"
-import { backendStripe, COUNT_STRIPES, iso, json, orDie } from "../internal/store.ts"
+import type { Audience } from "@leadline/core/campaigns/Audience"
+import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
 
 interface LeadRow {
   readonly id: string
@@ -47,6 +48,26 @@ export const pageQuery = (sql: SqlClient.SqlClient, accountId: string, page: Pag
   sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE account_id = ${accountId}::uuid
                ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`
 
+/**
+ * `Audience.matches` in SQL (CONTRACT-MESSAGING §8.1): any of the tags and one of the statuses
+ * (each when given), or one of the lead ids, and none of the excluded tags.
+ */
+const audienceWhere = (sql: SqlClient.SqlClient, accountId: string, audience: Audience) => {
+  const filters = [
+    ...(audience.tags.length > 0 ? [sql`tags ?| ${textArray(audience.tags)}::text[]`] : []),
+    ...(audience.statuses.length > 0 ? [sql`status = ANY(${textArray(audience.statuses)}::text[])`] : [])
+  ]
+  const chosen = [
+    ...(filters.length > 0 ? [sql.and(filters)] : []),
+    ...(audience.lead_ids.length > 0 ? [sql`id = ANY(${textArray(audience.lead_ids)}::text[])`] : [])
+  ]
+  return sql.and([
+    sql`account_id = ${accountId}::uuid`,
+    chosen.length > 0 ? sql.or(chosen) : sql`false`,
+    ...(audience.exclude_tags.length > 0 ? [sql`NOT (tags ?| ${textArray(audience.exclude_tags)}::text[])`] : [])
+  ])
+}
+
 export const layer = Layer.effect(
   LeadsRepo,
   Effect.gen(function* () {
@@ -55,6 +76,14 @@ export const layer = Layer.effect(
     const phoneTaken = (phone: string) => new Conflict({ message: phoneTakenMessage(phone) })
 
     return LeadsRepo.of({
+      audience: (accountId, audience) =>
+        orDie(
+          sql<LeadRow>`SELECT ${columns} FROM leads WHERE ${audienceWhere(sql, accountId, audience)} ORDER BY id`
+        ).pipe(Effect.map((rows) => rows.map(toLead))),
+      audienceCount: (accountId, audience) =>
+        orDie(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM leads WHERE ${audienceWhere(sql, accountId, audience)}`
+        ).pipe(Effect.map(([row]) => row?.n ?? 0)),
       insert: (accountId, lead) =>
         // One round trip: the count moves in the same statement, only when the row went in.
         // ON CONFLICT instead of catching the violation: a failed statement would

@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
@@ -178,19 +179,69 @@ export const layer = Layer.effect(
           )}
           ON CONFLICT (account_id, channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
           RETURNING id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
-      insertOutbound: (accountId, m) =>
+      insertOutbound: (accountId, queued) =>
         // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
-        orDie(sql`
+        // Campaign messages (campaign_id set) take lane 1, behind replies (§7.1).
+        queued.length === 0
+          ? Effect.void
+          : orDie(sql`
           WITH inserted AS (
             INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
               status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
-            VALUES (${accountId}::uuid, ${m.id}, ${m.conversation_id}, ${m.lead_id}, ${m.channel_id}, ${m.direction},
-              ${m.type}, ${m.text}, ${jsonOrNull(m.template)}::jsonb, ${m.status}, ${m.sender_type}, ${m.sender_id},
-              ${m.campaign_id}, ${m.scheduled_at}::timestamptz, ${m.created_at}::timestamptz, ${m.updated_at}::timestamptz,
-              ${m.campaign_id === null ? 0 : 1}, coalesce(${m.scheduled_at}::timestamptz, ${m.created_at}::timestamptz))
+            SELECT ${accountId}::uuid, m.id, m.conversation_id, m.lead_id, m.channel_id, m.direction, m.type, m.text,
+              m.template, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
+              CASE WHEN m.campaign_id IS NULL THEN 0 ELSE 1 END, coalesce(m.scheduled_at, m.created_at)
+            FROM jsonb_to_recordset(${JSON.stringify(
+              queued.map((m) => ({
+                id: m.id,
+                conversation_id: m.conversation_id,
+                lead_id: m.lead_id,
+                channel_id: m.channel_id,
+                direction: m.direction,
+                type: m.type,
+                text: m.text,
+                template: m.template,
+                status: m.status,
+                sender_type: m.sender_type,
+                sender_id: m.sender_id,
+                campaign_id: m.campaign_id,
+                scheduled_at: m.scheduled_at,
+                created_at: m.created_at,
+                updated_at: m.updated_at
+              }))
+            )}::jsonb) AS m(id text, conversation_id text, lead_id text, channel_id text, direction text, type text,
+              text text, template jsonb, status text, sender_type text, sender_id text, campaign_id text,
+              scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)
             RETURNING 1
           )
-          SELECT pg_notify(${MESSAGES_CHANNEL}, '') FROM inserted`).pipe(Effect.asVoid)
+          SELECT pg_notify(${MESSAGES_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),
+      // Not begun: a message whose send began (`sending_since`) ends by its own outcome.
+      cancelQueued: (accountId, campaignId, now) =>
+        read(sql`
+          UPDATE messages SET status = 'cancelled', updated_at = ${now}::timestamptz,
+            lease_until = NULL, lease_owner = NULL
+          WHERE account_id = ${accountId}::uuid AND campaign_id = ${campaignId} AND status = 'queued'
+            AND sending_since IS NULL
+          RETURNING ${columns}`),
+      countsByCampaign: (accountId, campaignIds) =>
+        orDie(sql<{ campaign_id: string; status: OutboundStatus; n: number }>`
+          SELECT campaign_id, status, count(*)::int AS n FROM messages
+          WHERE account_id = ${accountId}::uuid AND campaign_id = ANY(${textArray(campaignIds)}::text[])
+          GROUP BY campaign_id, status`).pipe(
+          Effect.map((rows) => {
+            const counts = new Map<string, Partial<Record<OutboundStatus, number>>>()
+            for (const id of campaignIds) counts.set(id, {})
+            for (const row of rows) counts.get(row.campaign_id)![row.status] = row.n
+            return counts
+          })
+        ),
+      campaignsWithQueued: (accountId, campaignIds) =>
+        campaignIds.length === 0
+          ? Effect.succeed(new Set<string>())
+          : orDie(sql<{ campaign_id: string }>`
+          SELECT k.campaign_id FROM jsonb_array_elements_text(${JSON.stringify(campaignIds)}::jsonb) AS k(campaign_id)
+          WHERE EXISTS (SELECT 1 FROM messages WHERE account_id = ${accountId}::uuid AND campaign_id = k.campaign_id
+                        AND status = 'queued')`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.campaign_id))))
     })
   })
 )

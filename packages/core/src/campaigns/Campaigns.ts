@@ -1,0 +1,440 @@
+import { Array as Arr, Context, Effect, Layer } from "effect"
+import { AccountsRepo } from "../accounts/AccountsRepo.ts"
+import { PLANS } from "../accounts/Account.ts"
+import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
+import type { Channel } from "../channels/Channel.ts"
+import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
+import { fresh } from "../conversations/Conversation.ts"
+import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
+import {
+  Conflict,
+  decodeInput,
+  type InvalidInput,
+  invalidField,
+  LimitReached,
+  NotFound,
+  type PermissionDenied
+} from "../Errors.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as Ids from "../Ids.ts"
+import type { Lead } from "../leads/Lead.ts"
+import { LeadsRepo } from "../leads/LeadsRepo.ts"
+import type { Message } from "../messages/Message.ts"
+import { MessagesRepo } from "../messages/MessagesRepo.ts"
+import type { OutboundStatus } from "../messages/StatusMerge.ts"
+import * as Pagination from "../Pagination.ts"
+import * as Tracing from "../Tracing.ts"
+import { Transactor } from "../Transactor.ts"
+import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import type { Audience } from "./Audience.ts"
+import { type Campaign, CreateCampaign, UpdateCampaign } from "./Campaign.ts"
+import * as CampaignEvents from "./CampaignEvents.ts"
+import { CampaignProgress } from "./CampaignProgress.ts"
+import { isEditable, next } from "./CampaignState.ts"
+import * as CampaignStats from "./CampaignStats.ts"
+import { CampaignsRepo, type StoredCampaign } from "./CampaignsRepo.ts"
+import * as Placeholders from "./Placeholders.ts"
+import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
+
+type Needs = CurrentPrincipal
+
+/**
+ * Rows written per statement when a campaign is queued: a 100,000-lead audience is 20 bounded
+ * statements per table rather than one huge one or 100,000 small ones.
+ */
+const CHUNK = 5000
+
+const templateOf = (template: CreateCampaign["template"]) => ({
+  name: template.name,
+  language: template.language,
+  components: template.components ?? []
+})
+
+const instant = (value: string | null | undefined) => (value == null ? null : new Date(value).toISOString())
+
+/**
+ * Campaigns (CONTRACT-MESSAGING §8): drafts written with `campaigns:write`, queued and cancelled
+ * with `campaigns:send`, read with any campaigns scope. Queueing snapshots the audience and
+ * creates every recipient's message, reserving their usage, in one transaction; the sender
+ * sends them in the campaign lane, and `CampaignProgress` moves the campaign as they leave the
+ * queue.
+ */
+export class Campaigns extends Context.Service<
+  Campaigns,
+  {
+    readonly list: (
+      page: Pagination.Page,
+      status?: Campaign["status"] | undefined
+    ) => Effect.Effect<{ campaigns: ReadonlyArray<Campaign>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly get: (id: string) => Effect.Effect<Campaign, PermissionDenied | NotFound, Needs>
+    readonly create: (input: CreateCampaign) => Effect.Effect<Campaign, PermissionDenied | InvalidInput, Needs>
+    readonly update: (
+      id: string,
+      input: UpdateCampaign
+    ) => Effect.Effect<Campaign, PermissionDenied | NotFound | InvalidInput | Conflict, Needs>
+    readonly remove: (
+      id: string
+    ) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound | Conflict, Needs>
+    readonly queue: (
+      id: string
+    ) => Effect.Effect<Campaign, PermissionDenied | NotFound | Conflict | LimitReached, Needs>
+    readonly cancel: (id: string) => Effect.Effect<Campaign, PermissionDenied | NotFound | Conflict, Needs>
+    readonly recipients: (
+      id: string,
+      page: Pagination.Page,
+      status?: RecipientStatus | undefined
+    ) => Effect.Effect<
+      { recipients: ReadonlyArray<Recipient>; meta: Pagination.Meta },
+      PermissionDenied | NotFound,
+      Needs
+    >
+  }
+>()("core/Campaigns") {
+  static readonly layer: Layer.Layer<
+    Campaigns,
+    never,
+    | CampaignsRepo
+    | CampaignProgress
+    | MessagesRepo
+    | ConversationsRepo
+    | ChannelsRepo
+    | LeadsRepo
+    | AccountsRepo
+    | MessageUsage
+    | Transactor
+    | Outbox
+  > = Layer.effect(
+    Campaigns,
+    Effect.gen(function* () {
+      const repo = yield* CampaignsRepo
+      const progress = yield* CampaignProgress
+      const messages = yield* MessagesRepo
+      const conversations = yield* ConversationsRepo
+      const channels = yield* ChannelsRepo
+      const leads = yield* LeadsRepo
+      const accounts = yield* AccountsRepo
+      const usage = yield* MessageUsage
+      const transactor = yield* Transactor
+      const outbox = yield* Outbox
+      const decodeCreate = decodeInput(CreateCampaign, "campaign")
+      const decodeUpdate = decodeInput(UpdateCampaign, "campaign")
+      const notFound = (id: string) => new NotFound({ resource: "campaign", id })
+
+      /** Campaigns as the API shows them: drafts with their audience now, the rest with stats from their messages. */
+      const views = Effect.fnUntraced(function* (accountId: string, stored: ReadonlyArray<StoredCampaign>) {
+        const sent = stored.filter((c) => c.status !== "draft").map((c) => c.id)
+        const counts = sent.length === 0 ? new Map() : yield* messages.countsByCampaign(accountId, sent)
+        return yield* Effect.forEach(stored, (campaign) =>
+          campaign.status === "draft"
+            ? Effect.map(leads.audienceCount(accountId, campaign.audience), (n) => view(campaign, n, undefined))
+            : Effect.succeed(view(campaign, null, counts.get(campaign.id) ?? {}))
+        )
+      })
+      const viewOne = (accountId: string, stored: StoredCampaign) =>
+        Effect.map(views(accountId, [stored]), ([campaign]) => campaign!)
+
+      /** §0a.5: ids in a body that name nothing in the account are the caller's mistake, named by path. */
+      const checkReferences = Effect.fnUntraced(function* (
+        accountId: string,
+        channelId: string | null,
+        audience: Audience
+      ) {
+        if (channelId !== null && (yield* channels.find(accountId, channelId)) === undefined) {
+          return yield* invalidField("channel_id", "no such channel in this account")
+        }
+        if (audience.lead_ids.length > 0) {
+          const found = new Set(
+            (yield* leads.audience(accountId, {
+              tags: [],
+              statuses: [],
+              lead_ids: audience.lead_ids,
+              exclude_tags: []
+            })).map((lead) => lead.id)
+          )
+          const missing = audience.lead_ids.findIndex((id) => !found.has(id))
+          if (missing >= 0) return yield* invalidField(`audience.lead_ids.${missing}`, "no such lead in this account")
+        }
+      })
+
+      const list = Effect.fnUntraced(function* (page: Pagination.Page, status?: Campaign["status"]) {
+        const principal = yield* authorize("campaigns.view")
+        const slice = yield* repo.list(principal.accountId, status, page)
+        return { campaigns: yield* views(principal.accountId, slice.items), meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Campaigns.list"))
+
+      const get = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("campaigns.view")
+        const stored = yield* repo.find(principal.accountId, id)
+        if (stored === undefined) return yield* notFound(id)
+        return yield* viewOne(principal.accountId, stored)
+      }, Tracing.span("Campaigns.get"))
+
+      const create = Effect.fnUntraced(function* (raw: CreateCampaign) {
+        const principal = yield* authorize("campaigns.create")
+        const input = yield* decodeCreate(raw)
+        const channelId = input.channel_id ?? null
+        yield* checkReferences(principal.accountId, channelId, input.audience)
+        const now = yield* Ids.now
+        const stored: StoredCampaign = {
+          id: yield* Ids.make("cmp"),
+          name: input.name,
+          channel_id: channelId,
+          template: templateOf(input.template),
+          audience: input.audience,
+          scheduled_at: instant(input.scheduled_at),
+          status: "draft",
+          error: null,
+          created_at: now,
+          updated_at: now,
+          queued_at: null,
+          started_at: null,
+          completed_at: null,
+          cancelled_at: null,
+          total: 0
+        }
+        yield* repo.insert(principal.accountId, stored)
+        return yield* viewOne(principal.accountId, stored)
+      }, Tracing.span("Campaigns.create"))
+
+      /** The campaign, locked, if it is the caller's and a draft. */
+      const draft = Effect.fnUntraced(function* (accountId: string, id: string) {
+        const [stored] = yield* repo.findForUpdate(accountId, [id])
+        if (stored === undefined) return yield* notFound(id)
+        if (!isEditable(stored.status)) return yield* new Conflict({ message: "Campaign is not a draft" })
+        return stored
+      })
+
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateCampaign) {
+        const principal = yield* authorize("campaigns.create")
+        const input = yield* decodeUpdate(raw)
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const before = yield* draft(accountId, id)
+            const after: StoredCampaign = {
+              ...before,
+              name: input.name ?? before.name,
+              channel_id: input.channel_id === undefined ? before.channel_id : input.channel_id,
+              template: input.template === undefined ? before.template : templateOf(input.template),
+              audience: input.audience ?? before.audience,
+              scheduled_at: input.scheduled_at === undefined ? before.scheduled_at : instant(input.scheduled_at),
+              updated_at: yield* Ids.now
+            }
+            yield* checkReferences(accountId, after.channel_id, after.audience)
+            yield* repo.update(accountId, after)
+            return yield* viewOne(accountId, after)
+          })
+        )
+      }, Tracing.span("Campaigns.update"))
+
+      const remove = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("campaigns.create")
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            yield* draft(principal.accountId, id)
+            yield* repo.remove(principal.accountId, id)
+            return { id, deleted: true as const }
+          })
+        )
+      }, Tracing.span("Campaigns.remove"))
+
+      /** The campaign's channel: its own, else the account's only active one (as a send to a lead). */
+      const channelFor = Effect.fnUntraced(function* (accountId: string, campaign: StoredCampaign) {
+        let channel: Channel | undefined
+        if (campaign.channel_id !== null) channel = yield* channels.find(accountId, campaign.channel_id)
+        else {
+          const active = yield* channels.active(accountId)
+          if (active.length > 1) {
+            return yield* new Conflict({
+              message: "The account has more than one active channel: set the campaign's channel_id"
+            })
+          }
+          channel = active[0]
+        }
+        if (channel === undefined) return yield* new Conflict({ message: "No WhatsApp channel is connected" })
+        if (channel.status !== "active") return yield* new Conflict({ message: "The channel is disabled" })
+        return channel
+      })
+
+      const queue = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("campaigns.send")
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const [campaign] = yield* repo.findForUpdate(accountId, [id])
+            if (campaign === undefined) return yield* notFound(id)
+            if (campaign.status !== "draft") return yield* new Conflict({ message: "Campaign is not a draft" })
+            const channel = yield* channelFor(accountId, campaign)
+            const audience = yield* leads.audience(accountId, campaign.audience)
+            if (audience.length === 0) {
+              return yield* new Conflict({ message: "The campaign's audience is empty: no lead matches it" })
+            }
+            const now = yield* Ids.now
+            // A time at or before now means now (§8.2).
+            const scheduledAt =
+              campaign.scheduled_at !== null && campaign.scheduled_at > now ? campaign.scheduled_at : null
+            const template = campaign.template as ReturnType<typeof templateOf>
+
+            const snapshots: Array<Snapshot> = []
+            const eligible: Array<{ lead: Lead; components: unknown; messageId: string }> = []
+            for (const lead of audience) {
+              const rendered = Placeholders.render(template.components, lead)
+              if (rendered._tag === "Missing") {
+                snapshots.push({
+                  lead_id: lead.id,
+                  phone: lead.phone,
+                  message_id: null,
+                  skipped: {
+                    code: "missing_template_value",
+                    message: `${rendered.placeholder} renders empty for this lead`
+                  },
+                  created_at: now
+                })
+                continue
+              }
+              const messageId = yield* Ids.make("msg")
+              eligible.push({ lead, components: rendered.components, messageId })
+              snapshots.push({
+                lead_id: lead.id,
+                phone: lead.phone,
+                message_id: messageId,
+                skipped: null,
+                created_at: now
+              })
+            }
+
+            // All or nothing (§10): a queued campaign never stops half-way for quota.
+            if (eligible.length > 0) {
+              const account = yield* accounts.findAccount(accountId)
+              if (account === undefined) return yield* Effect.die(new Error(`account ${accountId} vanished`))
+              const limit = PLANS[account.planId]
+              if (!(yield* usage.reserve(accountId, periodOf(now), eligible.length, limit))) {
+                const used = yield* usage.used(accountId, periodOf(now))
+                return yield* new LimitReached({ used, limit, plan: account.planId })
+              }
+            }
+
+            for (const chunk of Arr.chunksOf(eligible, CHUNK)) {
+              const fresher: Array<ReturnType<typeof fresh>> = []
+              for (const { lead } of chunk) {
+                fresher.push(
+                  fresh({
+                    id: yield* Ids.make("cv"),
+                    lead_id: lead.id,
+                    channel_id: channel.id,
+                    status: "pending",
+                    contact_wa_id: null,
+                    now
+                  })
+                )
+              }
+              // A broadcast does not move its threads' latest activity: 100,000 conversations would jump to
+              // the top of the inbox, and locking them would hold up their inbound messages (docs/decisions.md).
+              const threads = yield* conversations.findOrCreate(accountId, fresher)
+              yield* messages.insertOutbound(
+                accountId,
+                chunk.map(
+                  ({ lead, components, messageId }, i): Message => ({
+                    id: messageId,
+                    conversation_id: threads[i]!.id,
+                    lead_id: lead.id,
+                    channel_id: channel.id,
+                    direction: "outbound",
+                    type: "template",
+                    text: null,
+                    template: { name: template.name, language: template.language, components },
+                    media: null,
+                    status: "queued",
+                    error: null,
+                    external_id: null,
+                    sender_type: "campaign",
+                    sender_id: campaign.id,
+                    campaign_id: campaign.id,
+                    scheduled_at: scheduledAt,
+                    provider_timestamp: null,
+                    provider_payload: null,
+                    created_at: now,
+                    updated_at: now,
+                    sent_at: null,
+                    delivered_at: null,
+                    read_at: null,
+                    failed_at: null
+                  })
+                )
+              )
+            }
+            for (const chunk of Arr.chunksOf(snapshots, CHUNK))
+              yield* repo.insertRecipients(accountId, campaign.id, chunk)
+
+            const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible.length === 0 })
+            if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })
+            const queued: StoredCampaign = {
+              ...campaign,
+              channel_id: channel.id,
+              status: moved.status,
+              queued_at: now,
+              completed_at: moved.status === "completed" ? now : null,
+              updated_at: now,
+              total: snapshots.length
+            }
+            yield* repo.update(accountId, queued)
+            const result = view(queued, null, { queued: eligible.length })
+            yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
+            return result
+          })
+        )
+      }, Tracing.span("Campaigns.queue"))
+
+      const cancel = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("campaigns.send")
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const before = yield* repo.find(accountId, id)
+            if (before === undefined) return yield* notFound(id)
+            const allowed = next(before.status, { _tag: "Cancel" })
+            if (allowed._tag === "Refused") return yield* new Conflict({ message: allowed.message })
+            const now = yield* Ids.now
+            // The messages first, then the campaign: the order the sender's records lock them in.
+            yield* progress.cancelRemaining(accountId, id, now)
+            const [locked] = yield* repo.findForUpdate(accountId, [id])
+            const moved = next(locked!.status, { _tag: "Cancel" })
+            if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })
+            const cancelled: StoredCampaign = { ...locked!, status: moved.status, cancelled_at: now, updated_at: now }
+            yield* repo.update(accountId, cancelled)
+            return yield* viewOne(accountId, cancelled)
+          })
+        )
+      }, Tracing.span("Campaigns.cancel"))
+
+      const recipients = Effect.fnUntraced(function* (id: string, page: Pagination.Page, status?: RecipientStatus) {
+        const principal = yield* authorize("campaigns.view")
+        if ((yield* repo.find(principal.accountId, id)) === undefined) return yield* notFound(id)
+        const slice = yield* repo.recipients(principal.accountId, id, status, page)
+        return { recipients: slice.items, meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Campaigns.recipients"))
+
+      return Campaigns.of({ list, get, create, update, remove, queue, cancel, recipients })
+    })
+  )
+}
+
+/**
+ * The wire campaign: a draft's `audience_count` is who matches now; the stats of a queued one
+ * come from its messages, and recipients without one (skipped at queue time, or whose lead was
+ * deleted since) are what the snapshot's total leaves over.
+ */
+const view = (
+  stored: StoredCampaign,
+  audienceCount: number | null,
+  counts: Partial<Record<OutboundStatus, number>> | undefined
+): Campaign => {
+  const { total, ...campaign } = stored
+  const messages = counts ?? {}
+  const withMessages = Object.values(messages).reduce((sum, n) => sum + (n ?? 0), 0)
+  return {
+    ...campaign,
+    audience_count: audienceCount,
+    stats: CampaignStats.fromCounts({ messages, skipped: Math.max(0, total - withMessages) })
+  }
+}

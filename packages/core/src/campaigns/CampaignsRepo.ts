@@ -1,0 +1,46 @@
+import { Context, type Effect } from "effect"
+import type { Page, Slice } from "../Pagination.ts"
+import type { Campaign } from "./Campaign.ts"
+import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
+
+/**
+ * A campaign as stored: the wire object without what is read fresh each time (`audience_count`,
+ * `stats`), and the number of recipients snapshotted at queue time (0 for a draft).
+ */
+export type StoredCampaign = Omit<Campaign, "audience_count" | "stats"> & { readonly total: number }
+
+/** Campaign storage, scoped to one account. Its messages are ordinary messages (`campaign_id` set). */
+export class CampaignsRepo extends Context.Service<
+  CampaignsRepo,
+  {
+    /** Newest first (`created_at` desc, then `id` desc). */
+    readonly list: (
+      accountId: string,
+      status: Campaign["status"] | undefined,
+      page: Page
+    ) => Effect.Effect<Slice<StoredCampaign>>
+    readonly find: (accountId: string, id: string) => Effect.Effect<StoredCampaign | undefined>
+    /** The campaigns among `ids`, locked for the caller's transaction where the store can lock (in id order). */
+    readonly findForUpdate: (
+      accountId: string,
+      ids: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<StoredCampaign>>
+    readonly insert: (accountId: string, campaign: StoredCampaign) => Effect.Effect<void>
+    readonly update: (accountId: string, campaign: StoredCampaign) => Effect.Effect<void>
+    /** Deletes a campaign; whether there was one. */
+    readonly remove: (accountId: string, id: string) => Effect.Effect<boolean>
+    /** Stores the recipients snapshotted at queue time. */
+    readonly insertRecipients: (
+      accountId: string,
+      campaignId: string,
+      recipients: ReadonlyArray<Snapshot>
+    ) => Effect.Effect<void>
+    /** A page of recipients as `Recipient.view` shows them, in lead id order; `status` filters on what is shown. */
+    readonly recipients: (
+      accountId: string,
+      campaignId: string,
+      status: RecipientStatus | undefined,
+      page: Page
+    ) => Effect.Effect<Slice<Recipient>>
+  }
+>()("core/CampaignsRepo") {}

@@ -1,0 +1,11 @@
+import { Layer } from "effect"
+import * as Slice from "../Slice.ts"
+import * as CampaignEvents from "./CampaignEvents.ts"
+import { CampaignProgress } from "./CampaignProgress.ts"
+import { Campaigns } from "./Campaigns.ts"
+
+export const slice = Slice.make({
+  name: "campaigns",
+  layer: Campaigns.layer.pipe(Layer.provide(CampaignProgress.layer)),
+  events: [CampaignEvents.queued]
+})

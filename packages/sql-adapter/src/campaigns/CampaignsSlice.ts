@@ -1,0 +1,10 @@
+import * as Slice from "../Slice.ts"
+import * as Campaigns0008 from "./migrations/0008_campaigns.ts"
+import * as SqlCampaigns from "./SqlCampaigns.ts"
+
+/** Campaigns and their recipients; their messages live in `messages` (CONTRACT-MESSAGING §8). */
+export const slice = Slice.make({
+  name: "campaigns",
+  layer: SqlCampaigns.layer,
+  migrations: [Campaigns0008.migration]
+})

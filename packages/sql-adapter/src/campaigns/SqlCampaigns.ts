@@ -1,0 +1,142 @@
+import { Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { CampaignsRepo, type StoredCampaign } from "@leadline/core/campaigns/CampaignsRepo"
+import type { Recipient } from "@leadline/core/campaigns/Recipient"
+import { LEAD_DELETED } from "@leadline/core/campaigns/Recipient"
+import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
+
+// jsonb read as text: the drivers differ in whether they parse jsonb.
+const COLUMNS = `id, name, channel_id, template::text AS template, audience::text AS audience, scheduled_at, status,
+  error::text AS error, total, created_at, updated_at, queued_at, started_at, completed_at, cancelled_at`
+
+const toCampaign = (row: Record<string, unknown>): StoredCampaign => ({
+  id: row.id as string,
+  name: row.name as string,
+  channel_id: (row.channel_id as string | null) ?? null,
+  template: json(row.template),
+  audience: json(row.audience),
+  scheduled_at: isoOrNull(row.scheduled_at),
+  status: row.status as StoredCampaign["status"],
+  error: row.error === null || row.error === undefined ? null : json(row.error),
+  total: Number(row.total),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at),
+  queued_at: isoOrNull(row.queued_at),
+  started_at: isoOrNull(row.started_at),
+  completed_at: isoOrNull(row.completed_at),
+  cancelled_at: isoOrNull(row.cancelled_at)
+})
+
+/**
+ * A recipient's shown status and error: `Recipient.view` in SQL. Skipped with its reason, skipped
+ * as `lead_deleted` when its message went with its lead, else as its message is.
+ */
+const RECIPIENT = `
+  SELECT r.lead_id, r.phone, r.message_id,
+    CASE WHEN r.skipped IS NOT NULL OR m.id IS NULL THEN 'skipped' ELSE m.status END AS status,
+    CASE WHEN r.skipped IS NOT NULL THEN (r.skipped || '{"provider_code": null}'::jsonb)::text
+         WHEN m.id IS NULL THEN '${JSON.stringify({ ...LEAD_DELETED, provider_code: null })}'
+         ELSE m.error::text END AS error,
+    coalesce(m.updated_at, r.created_at) AS updated_at
+  FROM campaign_recipients r
+  LEFT JOIN messages m ON m.account_id = r.account_id AND m.id = r.message_id`
+
+export const layer = Layer.effect(
+  CampaignsRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.unsafe(COLUMNS)
+    const read = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, any>) =>
+      orDie(Effect.map(statement, (rows) => rows.map(toCampaign))) as Effect.Effect<ReadonlyArray<StoredCampaign>>
+    const values = (accountId: string, c: StoredCampaign) => ({
+      account_id: accountId,
+      id: c.id,
+      name: c.name,
+      channel_id: c.channel_id,
+      template: JSON.stringify(c.template),
+      audience: JSON.stringify(c.audience),
+      scheduled_at: c.scheduled_at,
+      status: c.status,
+      error: c.error === null ? null : JSON.stringify(c.error),
+      total: c.total,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      queued_at: c.queued_at,
+      started_at: c.started_at,
+      completed_at: c.completed_at,
+      cancelled_at: c.cancelled_at
+    })
+
+    return CampaignsRepo.of({
+      list: (accountId, status, page) => {
+        const where = sql.and([
+          sql`account_id = ${accountId}::uuid`,
+          ...(status === undefined ? [] : [sql`status = ${status}`])
+        ])
+        return Effect.all([
+          read(sql`SELECT ${columns} FROM campaigns WHERE ${where}
+                   ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`),
+          orDie(sql<{ total: number }>`SELECT count(*)::int AS total FROM campaigns WHERE ${where}`)
+        ]).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
+      },
+      find: (accountId, id) =>
+        read(sql`SELECT ${columns} FROM campaigns WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
+          Effect.map(([row]) => row)
+        ),
+      findForUpdate: (accountId, ids) =>
+        read(sql`SELECT ${columns} FROM campaigns
+                 WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(ids)}::text[])
+                 ORDER BY id FOR UPDATE`),
+      insert: (accountId, campaign) =>
+        orDie(sql`INSERT INTO campaigns ${sql.insert(values(accountId, campaign))}`).pipe(Effect.asVoid),
+      update: (accountId, c) =>
+        orDie(sql`
+          UPDATE campaigns SET name = ${c.name}, channel_id = ${c.channel_id}, template = ${JSON.stringify(c.template)}::jsonb,
+            audience = ${JSON.stringify(c.audience)}::jsonb, scheduled_at = ${c.scheduled_at}::timestamptz,
+            status = ${c.status}, error = ${c.error === null ? null : JSON.stringify(c.error)}::jsonb, total = ${c.total},
+            updated_at = ${c.updated_at}::timestamptz, queued_at = ${c.queued_at}::timestamptz,
+            started_at = ${c.started_at}::timestamptz, completed_at = ${c.completed_at}::timestamptz,
+            cancelled_at = ${c.cancelled_at}::timestamptz
+          WHERE account_id = ${accountId}::uuid AND id = ${c.id}`).pipe(Effect.asVoid),
+      remove: (accountId, id) =>
+        orDie(
+          sql<{ id: string }>`DELETE FROM campaigns WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING id`
+        ).pipe(Effect.map((rows) => rows.length > 0)),
+      insertRecipients: (accountId, campaignId, snapshots) =>
+        snapshots.length === 0
+          ? Effect.void
+          : orDie(sql`
+          INSERT INTO campaign_recipients (account_id, campaign_id, lead_id, phone, message_id, skipped, created_at)
+          SELECT ${accountId}::uuid, ${campaignId}, r.lead_id, r.phone, r.message_id, r.skipped, r.created_at
+          FROM jsonb_to_recordset(${JSON.stringify(snapshots)}::jsonb)
+            AS r(lead_id text, phone text, message_id text, skipped jsonb, created_at timestamptz)`).pipe(
+              Effect.asVoid
+            ),
+      recipients: (accountId, campaignId, status, page) => {
+        const shown = sql`SELECT * FROM (${sql.unsafe(RECIPIENT)}
+          WHERE r.account_id = ${accountId}::uuid AND r.campaign_id = ${campaignId}) AS shown
+          WHERE ${status === undefined ? sql`true` : sql`status = ${status}`}`
+        return Effect.all([
+          orDie(
+            sql<Record<string, unknown>>`${shown} ORDER BY lead_id LIMIT ${page.limit}::int OFFSET ${page.offset}::int`
+          ),
+          orDie(sql<{ total: number }>`SELECT count(*)::int AS total FROM (${shown}) AS counted`)
+        ]).pipe(
+          Effect.map(([rows, [count]]) => ({
+            items: rows.map(
+              (row): Recipient => ({
+                lead_id: row.lead_id as string,
+                phone: row.phone as string,
+                status: row.status as Recipient["status"],
+                message_id: (row.message_id as string | null) ?? null,
+                error: row.error === null || row.error === undefined ? null : json(row.error),
+                updated_at: iso(row.updated_at)
+              })
+            ),
+            total: count?.total ?? 0
+          }))
+        )
+      }
+    })
+  })
+)

@@ -1,0 +1,280 @@
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CampaignsRepo } from "@leadline/core/campaigns/CampaignsRepo"
+import * as Services from "@leadline/core/Services"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MemoryStores from "@leadline/memory-adapter/MemoryStores"
+import * as Database from "@leadline/sql-adapter/Database"
+import * as SqlStores from "@leadline/sql-adapter/SqlStores"
+import { createCampaign, makeLeads, readCampaign } from "../src/campaigns/CampaignsResource.ts"
+import { createChannel } from "../src/channels/ChannelsResource.ts"
+import { postWebhook } from "../src/conversations/ConversationsResource.ts"
+import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
+import { call } from "../src/Http.ts"
+import { listAll, sleep, until } from "../src/internal/wire.ts"
+import * as MockReceiver from "../src/MockReceiver.ts"
+import * as TestDatabase from "../src/TestDatabase.ts"
+import * as TestServer from "../src/TestServer.ts"
+
+/**
+ * Campaigns where the wiring matters: a queue that fails half-way, statuses that race, a cancel
+ * while the sender is at work, a scheduled start. On the in-memory stores and on SQL.
+ */
+
+/** A campaign of this name fails to store its recipients: after its messages and its usage are written. */
+const EXPLODES = "Explodes halfway"
+
+const failingRecipients = Layer.effect(
+  CampaignsRepo,
+  Effect.map(CampaignsRepo, (repo) =>
+    CampaignsRepo.of({
+      ...repo,
+      insertRecipients: (accountId, campaignId, recipients) =>
+        Effect.flatMap(repo.find(accountId, campaignId), (campaign) =>
+          campaign?.name === EXPLODES
+            ? Effect.die(new Error("the store failed half-way through the queue"))
+            : repo.insertRecipients(accountId, campaignId, recipients)
+        )
+    })
+  )
+)
+
+const wirings: ReadonlyArray<
+  readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
+> = [
+  [
+    "in memory",
+    async () => ({
+      app: Services.layer.pipe(Layer.provideMerge(failingRecipients), Layer.provideMerge(MemoryStores.layer)),
+      dispose: async () => {}
+    })
+  ],
+  [
+    "on SQL",
+    async () => {
+      const database = await TestDatabase.make()
+      return {
+        app: Services.layer.pipe(
+          Layer.provideMerge(failingRecipients),
+          Layer.provideMerge(SqlStores.layer),
+          Layer.provideMerge(Database.layer(database.config))
+        ),
+        dispose: () => database.dispose()
+      }
+    }
+  ]
+]
+
+const audience = (tags: ReadonlyArray<string>) => ({ tags, statuses: [], lead_ids: [], exclude_tags: [] })
+const uniqueTag = () => `t${crypto.randomUUID().slice(0, 8)}`
+
+for (const [name, wiring] of wirings) {
+  describe(`campaigns with the sender off, ${name}`, () => {
+    let server: TestServer.Running
+    let receiver: MockReceiver.MockReceiver
+    let account: AccountFixture
+    let dispose: () => Promise<void>
+
+    beforeAll(async () => {
+      const made = await wiring()
+      dispose = made.dispose
+      server = await TestServer.start({
+        app: made.app,
+        messaging: { sender: false },
+        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
+      })
+      receiver = await MockReceiver.start()
+      account = await makeAccount(server)
+    })
+    afterAll(async () => {
+      await receiver?.close()
+      await server?.close()
+      await dispose?.()
+    })
+
+    const key = () => account.ownerKey
+    const used = async () =>
+      (await call(server, "GET", "/api/usage", { auth: key() })).body.usage.messages_used as number
+    const queue = (id: string) => call(server, "POST", `/api/v1/campaigns/${id}/queue`, { auth: key() })
+
+    it("queues all or nothing: a failure half-way leaves no message, conversation, reservation or event", async () => {
+      const endpoint = receiver.endpoint("/queued")
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: key(),
+        json: { url: endpoint.url, events: ["campaign.queued"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      await createChannel(server, key())
+      const tag = uniqueTag()
+      const leads = await makeLeads(server, key(), 3, () => ({ tags: [tag] }))
+      const doomed = await createCampaign(server, key(), { name: EXPLODES, audience: audience([tag]) })
+      const failed = await queue(doomed.id)
+      expect(failed.status).toBe(500)
+      expect(failed.body.code).toBe("internal_error")
+      expect(await readCampaign(server, key(), doomed.id)).toMatchObject({ status: "draft", queued_at: null })
+      expect(await used()).toBe(0)
+      for (const lead of leads) {
+        const threads = await call(server, "GET", `/api/v1/conversations?lead_id=${lead}`, { auth: key() })
+        expect(threads.body.conversations, lead).toEqual([])
+      }
+      const good = await createCampaign(server, key(), { audience: audience([tag]) })
+      expect((await queue(good.id)).status).toBe(200)
+      const [delivery] = await endpoint.waitFor(1, 10_000)
+      await sleep(500)
+      expect(endpoint.requests()).toHaveLength(1)
+      expect(delivery!.verified).toEqual({ service: true, standard: true })
+      const event = JSON.parse(delivery!.body)
+      expect(event).toMatchObject({
+        type: "campaign.queued",
+        data: { id: good.id, status: "queued", stats: { total: 3, queued: 3 } }
+      })
+      expect(await used()).toBe(3)
+    })
+
+    it("keeps the stats equal to the recipients' messages when statuses race, repeat and arrive out of order", async () => {
+      const channel = await createChannel(server, key())
+      const tag = uniqueTag()
+      await makeLeads(server, key(), 6, () => ({ tags: [tag] }))
+      const campaign = await createCampaign(server, key(), { channel_id: channel.id, audience: audience([tag]) })
+      expect((await queue(campaign.id)).status).toBe(200)
+      const recipients = await listAll(server, key(), `/api/v1/campaigns/${campaign.id}/recipients`, "recipients")
+      const ids = recipients.map((r) => r.message_id as string)
+      const status = (messageId: string, value: "sent" | "delivered" | "read" | "failed", second: number) =>
+        MetaWebhook.statusPayload({
+          phoneNumberId: channel.phone_number_id,
+          displayPhoneNumber: "15550000000",
+          externalId: `wamid.CMP${messageId}`,
+          status: value,
+          recipientId: "16505550000",
+          callbackData: messageId,
+          timestamp: new Date(Date.UTC(2026, 10, 23, 10, 0, second)),
+          ...(value === "failed"
+            ? { error: { code: 131026, title: "Message undeliverable", message: "Undeliverable" } }
+            : {})
+        })
+      const [m1, m2, m3, m4, m5] = ids as [string, string, string, string, string]
+      // Read first and the rest late; delivered twice at once; failed; sent; sent then failed; one left queued.
+      const plays: ReadonlyArray<ReadonlyArray<Uint8Array>> = [
+        [status(m1, "read", 30), status(m1, "delivered", 20), status(m1, "sent", 10), status(m1, "read", 30)],
+        [status(m2, "delivered", 20), status(m2, "delivered", 20)],
+        [status(m3, "failed", 10)],
+        [status(m4, "sent", 10), status(m4, "sent", 10)],
+        [status(m5, "sent", 10), status(m5, "failed", 15)]
+      ]
+      // Each message's statuses in order; the messages' webhooks all at once.
+      await Promise.all(
+        plays.map(async (payloads) => {
+          for (const payload of payloads) expect((await postWebhook(server, payload)).status).toBe(200)
+        })
+      )
+      await Promise.all([m2, m4].map((id) => postWebhook(server, status(id, "delivered", 25))))
+      const shown = await readCampaign(server, key(), campaign.id)
+      const listed = await listAll(server, key(), `/api/v1/campaigns/${campaign.id}/recipients`, "recipients")
+      const count = (...statuses: Array<string>) => listed.filter((r) => statuses.includes(r.status)).length
+      expect(shown.stats).toEqual({
+        total: 6,
+        queued: count("queued"),
+        sent: count("sent", "delivered", "read"),
+        delivered: count("delivered", "read"),
+        read: count("read"),
+        failed: count("failed"),
+        skipped: 0,
+        cancelled: 0
+      })
+      expect(shown.stats).toEqual({
+        total: 6,
+        queued: 1,
+        sent: 3,
+        delivered: 3,
+        read: 1,
+        failed: 2,
+        skipped: 0,
+        cancelled: 0
+      })
+      expect(shown.status).toBe("sending")
+      // The last one cancelled: nothing is left queued, and the campaign ends cancelled.
+      const cancelled = await call(server, "POST", `/api/v1/campaigns/${campaign.id}/cancel`, { auth: key() })
+      expect(cancelled.body).toMatchObject({ status: "cancelled", stats: { total: 6, queued: 0, cancelled: 1 } })
+      // Usage counts the three sent; the failed and the cancelled gave theirs back.
+      expect(await used()).toBe(3 + 3)
+    })
+  })
+
+  describe(`campaigns with the sender at work, ${name}`, () => {
+    let server: TestServer.Running
+    let account: AccountFixture
+    let dispose: () => Promise<void>
+
+    beforeAll(async () => {
+      const made = await wiring()
+      dispose = made.dispose
+      // Five sends a second per channel, so a campaign of 40 takes eight seconds to go out.
+      server = await TestServer.start({ app: made.app, messaging: { senderOptions: { ratePerChannel: 5 } } })
+      account = await makeAccount(server)
+    })
+    afterAll(async () => {
+      await server?.close()
+      await dispose?.()
+    })
+
+    const key = () => account.ownerKey
+
+    it("stops a campaign cancelled mid-send: nothing more goes out and the unsent give their usage back", async () => {
+      await createChannel(server, key())
+      const tag = uniqueTag()
+      await makeLeads(server, key(), 40, () => ({ tags: [tag] }))
+      const campaign = await createCampaign(server, key(), { audience: audience([tag]) })
+      expect((await call(server, "POST", `/api/v1/campaigns/${campaign.id}/queue`, { auth: key() })).status).toBe(200)
+      await until(
+        () => readCampaign(server, key(), campaign.id),
+        (c) => c.stats.sent >= 5,
+        15_000
+      )
+      const cancelled = await call(server, "POST", `/api/v1/campaigns/${campaign.id}/cancel`, { auth: key() })
+      expect(cancelled.status, cancelled.text).toBe(200)
+      expect(cancelled.body.status).toBe("cancelled")
+      // Sends already begun finish; then nothing moves.
+      const settled = await until(
+        () => readCampaign(server, key(), campaign.id),
+        (c) => c.stats.queued === 0,
+        10_000
+      )
+      await sleep(1500)
+      const later = await readCampaign(server, key(), campaign.id)
+      expect(later.stats).toEqual(settled.stats)
+      const { stats } = later
+      expect(stats.cancelled).toBeGreaterThan(0)
+      expect(stats.sent + stats.cancelled + stats.failed).toBe(40)
+      expect(stats.sent).toBeLessThan(40)
+      const usage = (await call(server, "GET", "/api/usage", { auth: key() })).body.usage.messages_used
+      expect(usage).toBe(stats.sent)
+    }, 60_000)
+
+    it("waits for scheduled_at before sending anything, then sends it all", async () => {
+      const account = await makeAccount(server)
+      await createChannel(server, account.ownerKey)
+      const tag = uniqueTag()
+      await makeLeads(server, account.ownerKey, 2, () => ({ tags: [tag] }))
+      const start = new Date(Date.now() + 3600_000).toISOString()
+      const campaign = await createCampaign(server, account.ownerKey, {
+        audience: audience([tag]),
+        scheduled_at: start
+      })
+      const queued = await call(server, "POST", `/api/v1/campaigns/${campaign.id}/queue`, { auth: account.ownerKey })
+      expect(queued.body).toMatchObject({ status: "queued", scheduled_at: start, stats: { queued: 2 } })
+      await sleep(1500)
+      expect(await readCampaign(server, account.ownerKey, campaign.id)).toMatchObject({
+        status: "queued",
+        started_at: null,
+        stats: { queued: 2, sent: 0 }
+      })
+      server.clock.advance("2 hours")
+      const done = await until(
+        () => readCampaign(server, account.ownerKey, campaign.id),
+        (c) => c.status === "completed",
+        15_000
+      )
+      expect(done.stats).toMatchObject({ total: 2, sent: 2, queued: 0 })
+    }, 30_000)
+  })
+}

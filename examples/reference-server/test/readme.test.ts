@@ -78,6 +78,14 @@ describe("the README", () => {
     expect(out).toContain('"status":"read"')
     expect(out).toContain('"text":"Is the blue one in stock?"')
     expect(out).toContain('"usage":{"messages_used":1,"messages_limit":1000}')
+    // The campaign to the two leads tagged newsletter: matched, queued, sent and read by both.
+    expect(out).toMatch(/\n2\nqueued\n/)
+    expect(out).toContain(
+      '"status":"completed","audience_count":null,"stats":{"total":2,"queued":0,"sent":2,"delivered":2,"read":2,"failed":0,"skipped":0,"cancelled":0}'
+    )
+    expect(out).toMatch(
+      /"recipients":\[\{"lead_id":"ld_[0-9a-z]{26}","phone":"\+\d+","status":"read","message_id":"msg_/
+    )
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 
@@ -88,7 +96,7 @@ describe("the README", () => {
     const me = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(me.status).toBe(200)
     const leads = await fetch(`${baseUrl}/api/v1/leads`, { headers: { authorization: `Bearer ${ownerKey}` } })
-    // Ada was deleted; Grace, who wrote in on WhatsApp, is a lead.
-    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(1)
+    // Ada was deleted; Grace, who wrote in on WhatsApp, and the campaign's two leads remain.
+    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(3)
   })
 })

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { LeadStatus } from "../leads/Lead.ts"
 import { Template } from "../messages/Message.ts"
 import { Text } from "../Text.ts"
@@ -21,14 +21,27 @@ const Tag = Text.check(
 )
 const Tags = Schema.Array(Tag).check(Schema.isMaxLength(50, { message: "at most 50 tags" }))
 
-export const CampaignAudience = Schema.Struct({
+const audienceFields = {
   tags: Tags.annotate({ description: "Leads with any of these tags" }),
   statuses: Schema.Array(LeadStatus).annotate({ description: "When not empty, only leads in one of these statuses" }),
   lead_ids: Schema.Array(Text)
     .check(Schema.isMaxLength(MAX_LEAD_IDS, { message: `at most ${MAX_LEAD_IDS} lead ids` }))
     .annotate({ description: "These leads too, whatever their tags" }),
   exclude_tags: Tags.annotate({ description: "Never leads with any of these tags (an opt-out list)" })
-}).annotate({ identifier: "CampaignAudience" })
+}
+
+export const CampaignAudience = Schema.Struct(audienceFields).annotate({ identifier: "CampaignAudience" })
+
+/** What a caller writes: a criterion left out is empty, which is "not given" (§0a.9). */
+const orEmpty = <S extends Schema.Top & { readonly Encoded: ReadonlyArray<unknown> }>(schema: S) =>
+  schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed([] as unknown as S["Encoded"])))
+
+const AudienceInput = Schema.Struct({
+  tags: orEmpty(audienceFields.tags),
+  statuses: orEmpty(audienceFields.statuses),
+  lead_ids: orEmpty(audienceFields.lead_ids),
+  exclude_tags: orEmpty(audienceFields.exclude_tags)
+}).annotate({ identifier: "CampaignAudienceInput" })
 
 export const CampaignStats = Schema.Struct({
   total: Schema.Number,
@@ -91,7 +104,7 @@ const fields = {
   name: Name,
   channel_id: Schema.optional(Schema.NullOr(Text)),
   template: Template.check(knownPlaceholders),
-  audience: CampaignAudience.check(bounded),
+  audience: AudienceInput.check(bounded),
   scheduled_at: Schema.optional(Schema.NullOr(Instant))
 }
 

@@ -429,12 +429,25 @@ const view = (
   audienceCount: number | null,
   counts: Partial<Record<OutboundStatus, number>> | undefined
 ): Campaign => {
-  const { total, ...campaign } = stored
   const messages = counts ?? {}
   const withMessages = Object.values(messages).reduce((sum, n) => sum + (n ?? 0), 0)
+  // In the contract's order (§8.1), so a campaign reads the same in every answer and event.
   return {
-    ...campaign,
+    id: stored.id,
+    name: stored.name,
+    channel_id: stored.channel_id,
+    template: stored.template,
+    audience: stored.audience,
+    scheduled_at: stored.scheduled_at,
+    status: stored.status,
     audience_count: audienceCount,
-    stats: CampaignStats.fromCounts({ messages, skipped: Math.max(0, total - withMessages) })
+    stats: CampaignStats.fromCounts({ messages, skipped: Math.max(0, stored.total - withMessages) }),
+    error: stored.error,
+    created_at: stored.created_at,
+    updated_at: stored.updated_at,
+    queued_at: stored.queued_at,
+    started_at: stored.started_at,
+    completed_at: stored.completed_at,
+    cancelled_at: stored.cancelled_at
   }
 }

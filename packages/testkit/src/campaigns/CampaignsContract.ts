@@ -44,9 +44,10 @@ export const contract = (context: ContractContext) => {
     it("keeps a draft with its audience count; changes and deletes only drafts", async () => {
       const tag = uniqueTag()
       await makeLeads(context.target, owner(), 2, () => ({ tags: [tag] }))
+      // Criteria left out are empty: "not given".
       const created = await createCampaign(context.target, owner(), {
         channel_id: channel.id,
-        audience: audience({ tags: [tag] })
+        audience: { tags: [tag] }
       })
       expect(created).toMatchObject({
         name: "November restock",

@@ -4,6 +4,7 @@ import { call } from "@leadline/testkit/Http"
 import * as MockGraph from "@leadline/testkit/whatsapp/MockGraph"
 import * as ServerProcess from "./support/ServerProcess.ts"
 import * as Setups from "./support/Setups.ts"
+import { until } from "./support/Until.ts"
 
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 afterAll(async () => {
@@ -12,16 +13,6 @@ afterAll(async () => {
 
 const setups = Setups.databases(cleanups)
 const MESSAGES = 120
-
-const until = async <A>(probe: () => Promise<A>, done: (value: A) => boolean, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs
-  let value = await probe()
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    value = await probe()
-  }
-  return value
-}
 
 describe.each(setups)("kill -9 while messages are being sent to the Cloud API, on %s", (_name, setup) => {
   it("ends every message in one final state, and WhatsApp saw none of them twice", async () => {

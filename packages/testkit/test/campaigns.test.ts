@@ -21,7 +21,7 @@ import * as TestServer from "../src/TestServer.ts"
  * while the sender is at work, a scheduled start. On the in-memory stores and on SQL.
  */
 
-/** A campaign of this name fails to store its recipients: after its messages and its usage are written. */
+/** A campaign of this name fails once its recipients, threads, messages and usage are written. */
 const EXPLODES = "Explodes halfway"
 
 const failingRecipients = Layer.effect(
@@ -29,11 +29,14 @@ const failingRecipients = Layer.effect(
   Effect.map(CampaignsRepo, (repo) =>
     CampaignsRepo.of({
       ...repo,
-      insertRecipients: (accountId, campaignId, recipients) =>
-        Effect.flatMap(repo.find(accountId, campaignId), (campaign) =>
-          campaign?.name === EXPLODES
-            ? Effect.die(new Error("the store failed half-way through the queue"))
-            : repo.insertRecipients(accountId, campaignId, recipients)
+      // After the real write: its threads, messages and recipients are in, and must all go again.
+      queueRecipients: (accountId, campaignId, recipients) =>
+        Effect.andThen(repo.queueRecipients(accountId, campaignId, recipients), () =>
+          Effect.flatMap(repo.find(accountId, campaignId), (campaign) =>
+            campaign?.name === EXPLODES
+              ? Effect.die(new Error("the store failed half-way through the queue"))
+              : Effect.void
+          )
         )
     })
   )

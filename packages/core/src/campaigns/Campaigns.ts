@@ -5,7 +5,6 @@ import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import type { Channel } from "../channels/Channel.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { fresh } from "../conversations/Conversation.ts"
-import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import {
   Conflict,
   decodeInput,
@@ -17,7 +16,6 @@ import {
 } from "../Errors.ts"
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
-import type { Lead } from "../leads/Lead.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import type { Message } from "../messages/Message.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
@@ -32,9 +30,9 @@ import * as CampaignEvents from "./CampaignEvents.ts"
 import { CampaignProgress } from "./CampaignProgress.ts"
 import { isEditable, next } from "./CampaignState.ts"
 import * as CampaignStats from "./CampaignStats.ts"
-import { CampaignsRepo, type StoredCampaign } from "./CampaignsRepo.ts"
+import { CampaignsRepo, type QueuedRecipient, type StoredCampaign } from "./CampaignsRepo.ts"
 import * as Placeholders from "./Placeholders.ts"
-import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
+import type { Recipient, RecipientStatus } from "./Recipient.ts"
 
 type Needs = CurrentPrincipal
 
@@ -96,7 +94,6 @@ export class Campaigns extends Context.Service<
     | CampaignsRepo
     | CampaignProgress
     | MessagesRepo
-    | ConversationsRepo
     | ChannelsRepo
     | LeadsRepo
     | AccountsRepo
@@ -109,7 +106,6 @@ export class Campaigns extends Context.Service<
       const repo = yield* CampaignsRepo
       const progress = yield* CampaignProgress
       const messages = yield* MessagesRepo
-      const conversations = yield* ConversationsRepo
       const channels = yield* ChannelsRepo
       const leads = yield* LeadsRepo
       const accounts = yield* AccountsRepo
@@ -275,98 +271,92 @@ export class Campaigns extends Context.Service<
               campaign.scheduled_at !== null && campaign.scheduled_at > now ? campaign.scheduled_at : null
             const template = campaign.template as ReturnType<typeof templateOf>
 
-            const snapshots: Array<Snapshot> = []
-            const eligible: Array<{ lead: Lead; components: unknown; messageId: string }> = []
+            // Ids from the wall clock without an effect per id: 200,000 of them for a large audience.
+            const recipients: Array<QueuedRecipient> = []
+            let eligible = 0
             for (const lead of audience) {
               const rendered = Placeholders.render(template.components, lead)
               if (rendered._tag === "Missing") {
-                snapshots.push({
-                  lead_id: lead.id,
-                  phone: lead.phone,
-                  message_id: null,
-                  skipped: {
-                    code: "missing_template_value",
-                    message: `${rendered.placeholder} renders empty for this lead`
+                recipients.push({
+                  snapshot: {
+                    lead_id: lead.id,
+                    phone: lead.phone,
+                    message_id: null,
+                    skipped: {
+                      code: "missing_template_value",
+                      message: `${rendered.placeholder} renders empty for this lead`
+                    },
+                    created_at: now
                   },
-                  created_at: now
+                  message: null,
+                  thread: null
                 })
                 continue
               }
-              const messageId = yield* Ids.make("msg")
-              eligible.push({ lead, components: rendered.components, messageId })
-              snapshots.push({
+              eligible++
+              const thread = fresh({
+                id: Ids.makeUnsafe("cv"),
                 lead_id: lead.id,
-                phone: lead.phone,
-                message_id: messageId,
-                skipped: null,
-                created_at: now
+                channel_id: channel.id,
+                status: "pending",
+                contact_wa_id: null,
+                now
+              })
+              const message: Message = {
+                id: Ids.makeUnsafe("msg"),
+                conversation_id: thread.id,
+                lead_id: lead.id,
+                channel_id: channel.id,
+                direction: "outbound",
+                type: "template",
+                text: null,
+                template: { name: template.name, language: template.language, components: rendered.components },
+                media: null,
+                status: "queued",
+                error: null,
+                external_id: null,
+                sender_type: "campaign",
+                sender_id: campaign.id,
+                campaign_id: campaign.id,
+                scheduled_at: scheduledAt,
+                provider_timestamp: null,
+                provider_payload: null,
+                created_at: now,
+                updated_at: now,
+                sent_at: null,
+                delivered_at: null,
+                read_at: null,
+                failed_at: null
+              }
+              recipients.push({
+                snapshot: {
+                  lead_id: lead.id,
+                  phone: lead.phone,
+                  message_id: message.id,
+                  skipped: null,
+                  created_at: now
+                },
+                message,
+                thread
               })
             }
 
             // All or nothing (§10): a queued campaign never stops half-way for quota.
-            if (eligible.length > 0) {
+            if (eligible > 0) {
               const account = yield* accounts.findAccount(accountId)
               if (account === undefined) return yield* Effect.die(new Error(`account ${accountId} vanished`))
               const limit = PLANS[account.planId]
-              if (!(yield* usage.reserve(accountId, periodOf(now), eligible.length, limit))) {
+              if (!(yield* usage.reserve(accountId, periodOf(now), eligible, limit))) {
                 const used = yield* usage.used(accountId, periodOf(now))
                 return yield* new LimitReached({ used, limit, plan: account.planId })
               }
             }
+            // A broadcast does not move its threads' latest activity: 100,000 conversations would jump to
+            // the top of the inbox, and locking them would hold up their inbound messages (docs/decisions.md).
+            for (const chunk of Arr.chunksOf(recipients, CHUNK))
+              yield* repo.queueRecipients(accountId, campaign.id, chunk)
 
-            for (const chunk of Arr.chunksOf(eligible, CHUNK)) {
-              const fresher: Array<ReturnType<typeof fresh>> = []
-              for (const { lead } of chunk) {
-                fresher.push(
-                  fresh({
-                    id: yield* Ids.make("cv"),
-                    lead_id: lead.id,
-                    channel_id: channel.id,
-                    status: "pending",
-                    contact_wa_id: null,
-                    now
-                  })
-                )
-              }
-              // A broadcast does not move its threads' latest activity: 100,000 conversations would jump to
-              // the top of the inbox, and locking them would hold up their inbound messages (docs/decisions.md).
-              const threads = yield* conversations.findOrCreate(accountId, fresher)
-              yield* messages.insertOutbound(
-                accountId,
-                chunk.map(
-                  ({ lead, components, messageId }, i): Message => ({
-                    id: messageId,
-                    conversation_id: threads[i]!.id,
-                    lead_id: lead.id,
-                    channel_id: channel.id,
-                    direction: "outbound",
-                    type: "template",
-                    text: null,
-                    template: { name: template.name, language: template.language, components },
-                    media: null,
-                    status: "queued",
-                    error: null,
-                    external_id: null,
-                    sender_type: "campaign",
-                    sender_id: campaign.id,
-                    campaign_id: campaign.id,
-                    scheduled_at: scheduledAt,
-                    provider_timestamp: null,
-                    provider_payload: null,
-                    created_at: now,
-                    updated_at: now,
-                    sent_at: null,
-                    delivered_at: null,
-                    read_at: null,
-                    failed_at: null
-                  })
-                )
-              )
-            }
-            for (const chunk of Arr.chunksOf(snapshots, CHUNK))
-              yield* repo.insertRecipients(accountId, campaign.id, chunk)
-
-            const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible.length === 0 })
+            const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible === 0 })
             if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })
             const queued: StoredCampaign = {
               ...campaign,
@@ -375,10 +365,10 @@ export class Campaigns extends Context.Service<
               queued_at: now,
               completed_at: moved.status === "completed" ? now : null,
               updated_at: now,
-              total: snapshots.length
+              total: recipients.length
             }
             yield* repo.update(accountId, queued)
-            const result = view(queued, null, { queued: eligible.length })
+            const result = view(queued, null, { queued: eligible })
             yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
             return result
           })

@@ -1,4 +1,6 @@
 import { Context, type Effect } from "effect"
+import type { Conversation } from "../conversations/Conversation.ts"
+import type { Message } from "../messages/Message.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Campaign } from "./Campaign.ts"
 import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
@@ -8,6 +10,15 @@ import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
  * `stats`), and the number of recipients snapshotted at queue time (0 for a draft).
  */
 export type StoredCampaign = Omit<Campaign, "audience_count" | "stats"> & { readonly total: number }
+
+/** One recipient of a campaign being queued: who it was, and its message unless it was skipped. */
+export interface QueuedRecipient {
+  readonly snapshot: Snapshot
+  /** The queued message; its `conversation_id` names `thread`, or the lead's thread on the channel if it has one. */
+  readonly message: Message | null
+  /** The thread to make (`pending`) when the lead has none on the channel; null with no message. */
+  readonly thread: Conversation | null
+}
 
 /** Campaign storage, scoped to one account. Its messages are ordinary messages (`campaign_id` set). */
 export class CampaignsRepo extends Context.Service<
@@ -29,11 +40,15 @@ export class CampaignsRepo extends Context.Service<
     readonly update: (accountId: string, campaign: StoredCampaign) => Effect.Effect<void>
     /** Deletes a campaign; whether there was one. */
     readonly remove: (accountId: string, id: string) => Effect.Effect<boolean>
-    /** Stores the recipients snapshotted at queue time. */
-    readonly insertRecipients: (
+    /**
+     * Stores recipients snapshotted at queue time with their threads (those missing) and queued
+     * messages, waking the sender where the store can. The SQL store writes a batch in one
+     * statement: a 100,000-lead campaign is written in seconds, not minutes.
+     */
+    readonly queueRecipients: (
       accountId: string,
       campaignId: string,
-      recipients: ReadonlyArray<Snapshot>
+      recipients: ReadonlyArray<QueuedRecipient>
     ) => Effect.Effect<void>
     /** A page of recipients as `Recipient.view` shows them, in lead id order; `status` filters on what is shown. */
     readonly recipients: (

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { CampaignsRepo, type StoredCampaign } from "@leadline/core/campaigns/CampaignsRepo"
 import * as Recipient from "@leadline/core/campaigns/Recipient"
+import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
@@ -21,6 +22,7 @@ export const layer = Layer.effect(
   CampaignsRepo,
   Effect.gen(function* () {
     const messages = yield* MessagesRepo
+    const conversations = yield* ConversationsRepo
     const campaigns = MemoryTable.make({
       primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.campaign.id),
       indexes: { account: (row) => row.accountId },
@@ -67,9 +69,20 @@ export const layer = Layer.effect(
           campaigns.update(tx, { accountId, campaign })
         }),
       remove: (accountId, id) => atomically((tx) => campaigns.remove(tx, MemoryTable.key(accountId, id)) !== undefined),
-      insertRecipients: (accountId, campaignId, snapshots) =>
-        atomically((tx) => {
-          for (const snapshot of snapshots) recipients.insert(tx, { accountId, campaignId, snapshot })
+      queueRecipients: (accountId, campaignId, queued) =>
+        Effect.gen(function* () {
+          const sent = queued.filter((r) => r.message !== null && r.thread !== null)
+          const threads = yield* conversations.findOrCreate(
+            accountId,
+            sent.map((r) => r.thread!)
+          )
+          yield* messages.insertOutbound(
+            accountId,
+            sent.map((r, i) => ({ ...r.message!, conversation_id: threads[i]!.id }))
+          )
+          yield* atomically((tx) => {
+            for (const { snapshot } of queued) recipients.insert(tx, { accountId, campaignId, snapshot })
+          })
         }),
       recipients: (accountId, campaignId, status, page) =>
         Effect.gen(function* () {

@@ -1,9 +1,11 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { Fragment as SqlFragment } from "effect/sql/Statement"
 import { CampaignsRepo, type StoredCampaign } from "@leadline/core/campaigns/CampaignsRepo"
 import type { Recipient } from "@leadline/core/campaigns/Recipient"
 import { LEAD_DELETED } from "@leadline/core/campaigns/Recipient"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
+import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
 // jsonb read as text: the drivers differ in whether they parse jsonb.
 const COLUMNS = `id, name, channel_id, template::text AS template, audience::text AS audience, scheduled_at, status,
@@ -102,16 +104,80 @@ export const layer = Layer.effect(
         orDie(
           sql<{ id: string }>`DELETE FROM campaigns WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING id`
         ).pipe(Effect.map((rows) => rows.length > 0)),
-      insertRecipients: (accountId, campaignId, snapshots) =>
-        snapshots.length === 0
-          ? Effect.void
-          : orDie(sql`
-          INSERT INTO campaign_recipients (account_id, campaign_id, lead_id, phone, message_id, skipped, created_at)
-          SELECT ${accountId}::uuid, ${campaignId}, r.lead_id, r.phone, r.message_id, r.skipped, r.created_at
-          FROM jsonb_to_recordset(${JSON.stringify(snapshots)}::jsonb)
-            AS r(lead_id text, phone text, message_id text, skipped jsonb, created_at timestamptz)`).pipe(
-              Effect.asVoid
-            ),
+      // One statement for a batch: the threads its leads lack, their messages, every recipient.
+      queueRecipients: (accountId, campaignId, queued) =>
+        Effect.gen(function* () {
+          if (queued.length === 0) return
+          const first = queued.find((r) => r.message !== null)?.message
+          const rows = JSON.stringify(
+            queued.map(({ snapshot, message, thread }) => ({
+              lead_id: snapshot.lead_id,
+              phone: snapshot.phone,
+              skipped: snapshot.skipped,
+              created_at: snapshot.created_at,
+              message_id: message?.id ?? null,
+              thread_id: thread?.id ?? null,
+              template: message?.template ?? null
+            }))
+          )
+          const channelId = first?.channel_id ?? null
+          const now = queued[0]!.snapshot.created_at
+          const scheduledAt = first?.scheduled_at ?? null
+          const insertMessages = (threads: SqlFragment) => sql`
+            INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
+              status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
+            SELECT ${accountId}::uuid, r.message_id, t.id, r.lead_id, ${channelId}, 'outbound', 'template', NULL,
+              r.template, 'queued', 'campaign', ${campaignId}, ${campaignId}, ${scheduledAt}::timestamptz,
+              ${now}::timestamptz, ${now}::timestamptz, 1, coalesce(${scheduledAt}::timestamptz, ${now}::timestamptz)
+            FROM r JOIN ${threads} AS t ON t.lead_id = r.lead_id
+            RETURNING id`
+          const inserted = yield* orDie(sql<{ id: string }>`
+            WITH r AS (
+              SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(lead_id text, phone text, skipped jsonb,
+                created_at timestamptz, message_id text, thread_id text, template jsonb)
+            ), made AS (
+              INSERT INTO conversations (account_id, id, lead_id, channel_id, status, assigned_user_id, snoozed_until,
+                contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at)
+              SELECT ${accountId}::uuid, r.thread_id, r.lead_id, ${channelId}, 'pending', NULL, NULL, NULL, NULL, NULL,
+                ${now}::timestamptz, ${now}::timestamptz
+              FROM r WHERE r.message_id IS NOT NULL
+              ON CONFLICT (account_id, channel_id, lead_id) DO NOTHING
+              RETURNING id, lead_id
+            ), threads AS (
+              SELECT id, lead_id FROM made
+              UNION ALL
+              SELECT c.id, c.lead_id FROM r
+              JOIN conversations c ON c.account_id = ${accountId}::uuid AND c.channel_id = ${channelId}
+                AND c.lead_id = r.lead_id
+              WHERE r.message_id IS NOT NULL
+            ), sent AS (${insertMessages(sql`threads`)}
+            ), recorded AS (
+              INSERT INTO campaign_recipients (account_id, campaign_id, lead_id, phone, message_id, skipped, created_at)
+              SELECT ${accountId}::uuid, ${campaignId}, r.lead_id, r.phone, r.message_id, r.skipped, r.created_at FROM r
+              RETURNING 1
+            )
+            SELECT id FROM sent`)
+          const expected = queued.filter((r) => r.message !== null).length
+          if (inserted.length < expected) {
+            // A lead's thread made by another transaction after this statement's snapshot (its customer
+            // wrote in at that moment): the INSERT waited for it and skipped, the join could not see it.
+            // A new statement sees it.
+            const done = new Set(inserted.map((row) => row.id))
+            const missing = JSON.stringify(
+              queued
+                .filter((r) => r.message !== null && !done.has(r.message.id))
+                .map((r) => ({ lead_id: r.snapshot.lead_id, message_id: r.message!.id, template: r.message!.template }))
+            )
+            yield* orDie(sql`
+              WITH r AS (SELECT * FROM jsonb_to_recordset(${missing}::jsonb) AS r(lead_id text, message_id text, template jsonb))
+              ${insertMessages(
+                sql`(SELECT c.id, c.lead_id FROM conversations c WHERE c.account_id = ${accountId}::uuid
+                     AND c.channel_id = ${channelId} AND c.lead_id IN (SELECT lead_id FROM r))`
+              )}`)
+          }
+          // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
+          if (expected > 0) yield* orDie(sql`SELECT pg_notify(${MESSAGES_CHANNEL}, '')`)
+        }),
       recipients: (accountId, campaignId, status, page) => {
         const shown = sql`SELECT * FROM (${sql.unsafe(RECIPIENT)}
           WHERE r.account_id = ${accountId}::uuid AND r.campaign_id = ${campaignId}) AS shown

@@ -16,6 +16,9 @@ export const layer = Layer.effect(
 
     return OutboundQueue.of({
       // One statement: due messages in lane order, skipping those another sender holds, leased.
+      // Every key is probed by its index (= ANY, LATERAL … LIMIT 1), whatever the statistics say:
+      // right after a campaign adds 100,000 messages and threads they are stale, and a hash join
+      // over every conversation made each claim 200-500 ms (docs/design.md).
       // A message whose lease ran out while `sending_since` was set comes back `interrupted`:
       // a send of it began and never ended, so its outcome is unknown.
       claim: (worker, now, leaseMillis, limit) =>
@@ -31,7 +34,9 @@ export const layer = Layer.effect(
                 FOR UPDATE SKIP LOCKED
               ), claimed AS (
                 UPDATE messages m SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker}
-                FROM due WHERE m.account_id = due.account_id AND m.id = due.id
+                FROM due
+                WHERE m.account_id = ANY(ARRAY(SELECT account_id FROM due)) AND m.id = ANY(ARRAY(SELECT id FROM due))
+                  AND m.account_id = due.account_id AND m.id = due.id
                 RETURNING m.*, due.interrupted
               )
               SELECT ${columns}, m.account_id::text AS claim_account, m.attempts + 1 AS claim_attempts,
@@ -39,9 +44,11 @@ export const layer = Layer.effect(
                      c.access_token AS claim_token, c.status AS claim_channel_status,
                      coalesce(cv.contact_wa_id, substr(l.phone, 2)) AS claim_to
               FROM claimed m
-              JOIN channels c ON c.account_id = m.account_id AND c.id = m.channel_id
-              JOIN conversations cv ON cv.account_id = m.account_id AND cv.id = m.conversation_id
-              JOIN leads l ON l.account_id = m.account_id AND l.id = m.lead_id
+              CROSS JOIN LATERAL (SELECT phone_number_id, access_token, status FROM channels
+                                  WHERE account_id = m.account_id AND id = m.channel_id LIMIT 1) AS c
+              CROSS JOIN LATERAL (SELECT contact_wa_id FROM conversations
+                                  WHERE account_id = m.account_id AND id = m.conversation_id LIMIT 1) AS cv
+              CROSS JOIN LATERAL (SELECT phone FROM leads WHERE account_id = m.account_id AND id = m.lead_id LIMIT 1) AS l
               ORDER BY m.priority, m.not_before, m.id`
             return rows.map((row) => {
               const message = toMessage(row)

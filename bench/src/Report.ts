@@ -131,9 +131,12 @@ export const render = (report: any): string => {
     )
   }
   lines.push("The raw numbers, per round, are in `results.json`.", "")
-  // The messaging figures (issue 11), from `node src/Messaging.ts`, which `npm run bench` runs first.
-  const messaging = join(import.meta.dirname, "..", "MESSAGING.md")
-  if (existsSync(messaging)) lines.push(readFileSync(messaging, "utf8").replace(/^# /, "## "))
+  // The messaging and campaign figures (issues 11 and 12), from `node src/Messaging.ts` and
+  // `node src/Campaigns.ts`, which `npm run bench` runs first.
+  for (const name of ["MESSAGING.md", "CAMPAIGNS.md"]) {
+    const file = join(import.meta.dirname, "..", name)
+    if (existsSync(file)) lines.push(readFileSync(file, "utf8").replace(/^# /, "## "))
+  }
   const analysis = join(import.meta.dirname, "..", "ANALYSIS.md")
   if (existsSync(analysis)) lines.push(readFileSync(analysis, "utf8"))
   return `${lines.join("\n")}\n`

@@ -363,6 +363,7 @@ export class Campaigns extends Context.Service<
                 chunk.push(recipient(audience[i]!, rendered[i]!))
               }
               if (writing !== undefined) yield* Fiber.join(writing)
+              yield* repo.queueWritten(eligible)
               writing = yield* Effect.forkChild(repo.queueRecipients(accountId, campaign.id, chunk))
             }
             if (writing !== undefined) yield* Fiber.join(writing)

@@ -50,6 +50,12 @@ export class CampaignsRepo extends Context.Service<
       campaignId: string,
       recipients: ReadonlyArray<QueuedRecipient>
     ) => Effect.Effect<void>
+    /**
+     * A queue's writes are done (`queued` messages were written). A store whose plans follow table
+     * statistics refreshes them for a large one, so the sender's first claims are planned for the
+     * rows that are there (SQL: ANALYZE); others do nothing.
+     */
+    readonly queueWritten: (queued: number) => Effect.Effect<void>
     /** A page of recipients as `Recipient.view` shows them, in lead id order; `status` filters on what is shown. */
     readonly recipients: (
       accountId: string,

@@ -119,6 +119,7 @@ export const layer = Layer.effect(
             for (const { snapshot } of queued) recipients.insert(tx, { accountId, campaignId, snapshot })
           })
         }),
+      queueWritten: () => Effect.void,
       recipients: (accountId, campaignId, status, page) =>
         Effect.gen(function* () {
           const shown = yield* Effect.forEach(

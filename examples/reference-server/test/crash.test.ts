@@ -12,6 +12,7 @@ afterAll(async () => {
 const setups = Setups.databases(cleanups)
 
 describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) => {
+  // Two server processes on the embedded database take about 20 s alone, more beside the other process tests.
   it("loses no acknowledged lead and leaves no lead without its event, nor an event without its lead", async () => {
     const { dataDir, env, query } = await setup()
     const first = await ServerProcess.start({ dataDir, env })
@@ -101,5 +102,5 @@ describe.each(setups)("kill -9 under concurrent creates, on %s", (_name, setup) 
     console.info(
       `crash: ${acknowledged.size} acknowledged, ${attempted.length - acknowledged.size} in flight, ${replayed} of them replayed`
     )
-  })
+  }, 120_000)
 })

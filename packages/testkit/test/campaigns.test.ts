@@ -253,6 +253,42 @@ for (const [name, wiring] of wirings) {
       expect(usage).toBe(stats.sent)
     }, 60_000)
 
+    it("sends a reply queued during a campaign before the campaign's messages still waiting", async () => {
+      const account = await makeAccount(server)
+      const channel = await createChannel(server, account.ownerKey)
+      const tag = uniqueTag()
+      await makeLeads(server, account.ownerKey, 100, () => ({ tags: [tag] }))
+      const [replyTo] = await makeLeads(server, account.ownerKey, 1)
+      const campaign = await createCampaign(server, account.ownerKey, { audience: audience([tag]) })
+      const queued = await call(server, "POST", `/api/v1/campaigns/${campaign.id}/queue`, { auth: account.ownerKey })
+      expect(queued.status).toBe(200)
+      await until(
+        () => readCampaign(server, account.ownerKey, campaign.id),
+        (c) => c.stats.sent > 0,
+        15_000
+      )
+      const reply = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: {
+          type: "template",
+          template: { name: "order_update", language: "en_US" },
+          lead_id: replyTo,
+          channel_id: channel.id
+        }
+      })
+      expect(reply.status, reply.text).toBe(201)
+      const sent = await until(
+        async () => (await call(server, "GET", `/api/v1/messages/${reply.body.id}`, { auth: account.ownerKey })).body,
+        (m) => m.status !== "queued",
+        30_000
+      )
+      expect(sent.status).not.toBe("queued")
+      // At five a second, the campaign's 100 take 20 s: the reply went out with most of them still waiting.
+      const during = await readCampaign(server, account.ownerKey, campaign.id)
+      expect(during.stats.queued).toBeGreaterThan(30)
+      await call(server, "POST", `/api/v1/campaigns/${campaign.id}/cancel`, { auth: account.ownerKey })
+    }, 60_000)
+
     it("waits for scheduled_at before sending anything, then sends it all", async () => {
       const account = await makeAccount(server)
       await createChannel(server, account.ownerKey)

@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import { FetchHttpClient } from "effect/http"
+import * as Client from "@leadline/http-adapter/Client"
 import { beforeAll, describe, expect, it } from "vitest"
 import { createChannel } from "../channels/ChannelsResource.ts"
 import { makeAccount } from "../Fixtures.ts"
@@ -391,6 +394,38 @@ export const contract = (context: ContractContext) => {
       expect(queued.status, queued.text).toBe(200)
       const byLeads = await get("/api/v1/campaigns", context.acme.keys.leadsRead!.apiKey)
       expect([byLeads.status, byLeads.body]).toEqual([403, forbidden("campaigns:read")])
+    })
+
+    it("creates, queues and reads a campaign through the generated client; a second queue is a typed failure", async () => {
+      const account = await makeAccount(context.target)
+      await createChannel(context.target, account.ownerKey)
+      const tag = uniqueTag()
+      await makeLeads(context.target, account.ownerKey, 2, () => ({ tags: [tag] }))
+      const result = await Effect.runPromise(
+        Client.make({ baseUrl: context.target.baseUrl, apiKey: account.ownerKey }).pipe(
+          Effect.flatMap((client) =>
+            Effect.gen(function* () {
+              const draft = yield* client.campaigns.create({
+                payload: {
+                  name: "Typed",
+                  template: { name: "restock_alert", language: "en_US" },
+                  audience: { tags: [tag], statuses: [], lead_ids: [], exclude_tags: [] }
+                },
+                headers: {}
+              })
+              const queued = yield* client.campaigns.queue({ params: { id: draft.id }, headers: {} })
+              const again = yield* Effect.flip(client.campaigns.queue({ params: { id: draft.id }, headers: {} }))
+              const recipients = yield* client.campaigns.recipients({ params: { id: draft.id }, query: {} })
+              return { draft, queued, again, recipients }
+            })
+          ),
+          Effect.provide(FetchHttpClient.layer)
+        )
+      )
+      expect(result.draft).toMatchObject({ status: "draft", audience_count: 2 })
+      expect(result.queued).toMatchObject({ id: result.draft.id, status: "queued", stats: { total: 2 } })
+      expect(result.again._tag).toBe("Conflict")
+      expect(result.recipients.meta.total).toBe(2)
     })
 
     it("is another account's 404", async () => {

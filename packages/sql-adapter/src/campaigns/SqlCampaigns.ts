@@ -5,6 +5,7 @@ import { CampaignsRepo, type StoredCampaign } from "@leadline/core/campaigns/Cam
 import type { Recipient } from "@leadline/core/campaigns/Recipient"
 import { LEAD_DELETED } from "@leadline/core/campaigns/Recipient"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
+import { insertQueued } from "../messages/SqlMessages.ts"
 import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
 // jsonb read as text: the drivers differ in whether they parse jsonb.
@@ -126,14 +127,18 @@ export const layer = Layer.effect(
           const channelId = first?.channel_id ?? null
           const now = queued[0]!.snapshot.created_at
           const scheduledAt = first?.scheduled_at ?? null
-          const insertMessages = (threads: SqlFragment) => sql`
-            INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
-              status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
-            SELECT ${accountId}::uuid, r.message_id, t.id, r.lead_id, ${channelId}, 'outbound', 'template', NULL,
-              r.template, 'queued', 'campaign', ${campaignId}, ${campaignId}, ${scheduledAt}::timestamptz,
-              ${now}::timestamptz, ${now}::timestamptz, 1, coalesce(${scheduledAt}::timestamptz, ${now}::timestamptz)
-            FROM r JOIN ${threads} AS t ON t.lead_id = r.lead_id
-            RETURNING id`
+          // Each recipient's message in its thread, as `insertQueued` takes it.
+          const insertMessages = (threads: SqlFragment) =>
+            insertQueued(
+              sql,
+              accountId,
+              sql`(SELECT r.message_id AS id, t.id AS conversation_id, r.lead_id, ${channelId}::text AS channel_id,
+                     'outbound' AS direction, 'template' AS type, NULL::text AS text, r.template, 'queued' AS status,
+                     'campaign' AS sender_type, ${campaignId}::text AS sender_id, ${campaignId}::text AS campaign_id,
+                     ${scheduledAt}::timestamptz AS scheduled_at, ${now}::timestamptz AS created_at,
+                     ${now}::timestamptz AS updated_at
+                   FROM r JOIN ${threads} AS t ON t.lead_id = r.lead_id) AS m`
+            )
           const inserted = yield* orDie(sql<{ id: string }>`
             WITH r AS (
               SELECT * FROM jsonb_to_recordset(${rows}::jsonb) AS r(lead_id text, phone text, skipped jsonb,

@@ -26,26 +26,8 @@ const toConversation = (row: Record<string, unknown>): Conversation => {
   }
 }
 
-const columnsOf = (alias: string) =>
-  [
-    "id",
-    "lead_id",
-    "channel_id",
-    "status",
-    "assigned_user_id::text AS assigned_user_id",
-    "snoozed_until",
-    "contact_wa_id",
-    "last_message_at",
-    "last_inbound_at",
-    "created_at",
-    "updated_at"
-  ]
-    .map((column) => `${alias}${column}`)
-    .join(", ")
-const COLUMNS = columnsOf("")
-
-/** Key lists up to this size are looked up one index probe per key; longer ones are joined. */
-const PROBE_AT_MOST = 100
+const COLUMNS = `id, lead_id, channel_id, status, assigned_user_id::text AS assigned_user_id, snoozed_until,
+  contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at`
 
 export const layer = Layer.effect(
   ConversationsRepo,
@@ -90,20 +72,13 @@ export const layer = Layer.effect(
       findOrCreate: (accountId, wanted) =>
         Effect.gen(function* () {
           const pairs = JSON.stringify(wanted.map((c) => ({ channel_id: c.channel_id, lead_id: c.lead_id })))
-          // A few keys (an inbound batch) are probed one by one (LATERAL … LIMIT 1): as a join, the
-          // planner hashed the account's every conversation for ten keys. Thousands (a campaign's
-          // chunk) are joined: probed, a key cost a scan when the statistics had not seen the rows
-          // this very transaction made (3.4 s for 5,000 keys), and a hash join is one pass.
+          // One index probe per key (LATERAL … LIMIT 1): as a join, the planner hashed the account's
+          // every conversation for ten keys.
           const existing = () =>
-            wanted.length <= PROBE_AT_MOST
-              ? read(sql`SELECT c.* FROM jsonb_to_recordset(${pairs}::jsonb) AS w(channel_id text, lead_id text)
-                         CROSS JOIN LATERAL (SELECT ${columns} FROM conversations
-                           WHERE account_id = ${accountId}::uuid AND channel_id = w.channel_id AND lead_id = w.lead_id
-                           LIMIT 1) AS c`)
-              : read(sql`SELECT ${sql.unsafe(columnsOf("c."))}
-                         FROM jsonb_to_recordset(${pairs}::jsonb) AS w(channel_id text, lead_id text)
-                         JOIN conversations c ON c.account_id = ${accountId}::uuid AND c.channel_id = w.channel_id
-                           AND c.lead_id = w.lead_id`)
+            read(sql`SELECT c.* FROM jsonb_to_recordset(${pairs}::jsonb) AS w(channel_id text, lead_id text)
+                     CROSS JOIN LATERAL (SELECT ${columns} FROM conversations
+                       WHERE account_id = ${accountId}::uuid AND channel_id = w.channel_id AND lead_id = w.lead_id
+                       LIMIT 1) AS c`)
           const threadKey = (c: { channel_id: string; lead_id: string }) => `${c.channel_id} ${c.lead_id}`
           const found = new Map((yield* existing()).map((c) => [threadKey(c), c]))
           const missing = wanted.filter((c) => !found.has(threadKey(c)))

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { Fragment } from "effect/sql/Statement"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
@@ -77,6 +78,20 @@ export const columnsOf = (alias?: string) =>
   }).join(", ")
 
 const COLUMNS = columnsOf()
+
+/**
+ * Inserts queued outbound messages from `rows`, a relation `m` with the message's columns: the one
+ * place that gives a message its sender's lane (campaign messages 1, behind replies, §7.1) and
+ * when it is due. Returns the ids inserted.
+ */
+export const insertQueued = (sql: SqlClient.SqlClient, accountId: string, rows: Fragment) => sql`
+  INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
+    status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
+  SELECT ${accountId}::uuid, m.id, m.conversation_id, m.lead_id, m.channel_id, m.direction, m.type, m.text,
+    m.template, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
+    CASE WHEN m.campaign_id IS NULL THEN 0 ELSE 1 END, coalesce(m.scheduled_at, m.created_at)
+  FROM ${rows}
+  RETURNING id`
 
 const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
 
@@ -181,17 +196,13 @@ export const layer = Layer.effect(
           RETURNING id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
       insertOutbound: (accountId, queued) =>
         // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
-        // Campaign messages (campaign_id set) take lane 1, behind replies (§7.1).
         queued.length === 0
           ? Effect.void
           : orDie(sql`
-          WITH inserted AS (
-            INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
-              status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
-            SELECT ${accountId}::uuid, m.id, m.conversation_id, m.lead_id, m.channel_id, m.direction, m.type, m.text,
-              m.template, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
-              CASE WHEN m.campaign_id IS NULL THEN 0 ELSE 1 END, coalesce(m.scheduled_at, m.created_at)
-            FROM jsonb_to_recordset(${JSON.stringify(
+          WITH inserted AS (${insertQueued(
+            sql,
+            accountId,
+            sql`jsonb_to_recordset(${JSON.stringify(
               queued.map((m) => ({
                 id: m.id,
                 conversation_id: m.conversation_id,
@@ -211,9 +222,8 @@ export const layer = Layer.effect(
               }))
             )}::jsonb) AS m(id text, conversation_id text, lead_id text, channel_id text, direction text, type text,
               text text, template jsonb, status text, sender_type text, sender_id text, campaign_id text,
-              scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)
-            RETURNING 1
-          )
+              scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)`
+          )})
           SELECT pg_notify(${MESSAGES_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),
       // Not begun: a message whose send began (`sending_since`) ends by its own outcome.
       cancelQueued: (accountId, campaignId, now) =>

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CampaignQueueBatch } from "@leadline/core/campaigns/Campaigns"
 import { CampaignsRepo } from "@leadline/core/campaigns/CampaignsRepo"
 import * as Services from "@leadline/core/Services"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
@@ -24,11 +25,22 @@ import * as TestServer from "../src/TestServer.ts"
 /** A campaign of this name fails once its recipients, threads, messages and usage are written. */
 const EXPLODES = "Explodes halfway"
 
-const failingRecipients = Layer.effect(
+/** Every `queueWritten` call, in order: a queue tells the store once, with its whole count. */
+const written: Array<number> = []
+
+/** Queues write 2 recipients per statement here, so a few leads take every queue through several batches. */
+const BATCH = 2
+
+const instrumented = Layer.effect(
   CampaignsRepo,
   Effect.map(CampaignsRepo, (repo) =>
     CampaignsRepo.of({
       ...repo,
+      queueWritten: (queued) =>
+        Effect.andThen(
+          Effect.sync(() => written.push(queued)),
+          repo.queueWritten(queued)
+        ),
       // After the real write: its threads, messages and recipients are in, and must all go again.
       queueRecipients: (accountId, campaignId, recipients) =>
         Effect.andThen(repo.queueRecipients(accountId, campaignId, recipients), () =>
@@ -48,7 +60,11 @@ const wirings: ReadonlyArray<
   [
     "in memory",
     async () => ({
-      app: Services.layer.pipe(Layer.provideMerge(failingRecipients), Layer.provideMerge(MemoryStores.layer)),
+      app: Services.layer.pipe(
+        Layer.provide(Layer.succeed(CampaignQueueBatch, BATCH)),
+        Layer.provideMerge(instrumented),
+        Layer.provideMerge(MemoryStores.layer)
+      ),
       dispose: async () => {}
     })
   ],
@@ -58,7 +74,8 @@ const wirings: ReadonlyArray<
       const database = await TestDatabase.make()
       return {
         app: Services.layer.pipe(
-          Layer.provideMerge(failingRecipients),
+          Layer.provide(Layer.succeed(CampaignQueueBatch, BATCH)),
+          Layer.provideMerge(instrumented),
           Layer.provideMerge(SqlStores.layer),
           Layer.provideMerge(Database.layer(database.config))
         ),
@@ -134,11 +151,32 @@ for (const [name, wiring] of wirings) {
       expect(await used()).toBe(3)
     })
 
+    it("queues an audience larger than a batch: one message per recipient over several statements, statistics refreshed once", async () => {
+      const channel = await createChannel(server, key())
+      const tag = uniqueTag()
+      const leads = await makeLeads(server, key(), 2 * BATCH + 1, () => ({ tags: [tag] }))
+      const campaign = await createCampaign(server, key(), { channel_id: channel.id, audience: audience([tag]) })
+      const before = written.length
+      const queued = await queue(campaign.id)
+      expect(queued.status).toBe(200)
+      expect(queued.body.stats).toMatchObject({ total: leads.length, queued: leads.length, skipped: 0 })
+      // Once, after the last batch: each refresh reads the tables it grows (20 of them took 8 s at 100,000).
+      expect(written.slice(before)).toEqual([leads.length])
+      const recipients = await listAll(server, key(), `/api/v1/campaigns/${campaign.id}/recipients`, "recipients")
+      expect(recipients.map((r) => r.lead_id).sort()).toEqual([...leads].sort())
+      expect(new Set(recipients.map((r) => r.message_id)).size).toBe(leads.length)
+      for (const lead of leads) {
+        const threads = await call(server, "GET", `/api/v1/conversations?lead_id=${lead}`, { auth: key() })
+        expect(threads.body.conversations, lead).toHaveLength(1)
+      }
+    })
+
     it("keeps the stats equal to the recipients' messages when statuses race, repeat and arrive out of order", async () => {
       const channel = await createChannel(server, key())
       const tag = uniqueTag()
       await makeLeads(server, key(), 6, () => ({ tags: [tag] }))
       const campaign = await createCampaign(server, key(), { channel_id: channel.id, audience: audience([tag]) })
+      const usedBefore = await used()
       expect((await queue(campaign.id)).status).toBe(200)
       const recipients = await listAll(server, key(), `/api/v1/campaigns/${campaign.id}/recipients`, "recipients")
       const ids = recipients.map((r) => r.message_id as string)
@@ -199,7 +237,7 @@ for (const [name, wiring] of wirings) {
       const cancelled = await call(server, "POST", `/api/v1/campaigns/${campaign.id}/cancel`, { auth: key() })
       expect(cancelled.body).toMatchObject({ status: "cancelled", stats: { total: 6, queued: 0, cancelled: 1 } })
       // Usage counts the three sent; the failed and the cancelled gave theirs back.
-      expect(await used()).toBe(3 + 3)
+      expect(await used()).toBe(usedBefore + 3)
     })
   })
 

@@ -37,10 +37,13 @@ import type { Recipient, RecipientStatus } from "./Recipient.ts"
 type Needs = CurrentPrincipal
 
 /**
- * Rows written per statement when a campaign is queued: a 100,000-lead audience is 20 bounded
- * statements per table rather than one huge one or 100,000 small ones.
+ * Recipients written per statement when a campaign is queued: a 100,000-lead audience is 20
+ * bounded statements rather than one huge one or 100,000 small ones. A setting so that tests can
+ * take a small audience through several batches.
  */
-const CHUNK = 5000
+export class CampaignQueueBatch extends Context.Reference<number>("core/CampaignQueueBatch", {
+  defaultValue: () => 5000
+}) {}
 
 const templateOf = (template: CreateCampaign["template"]) => ({
   name: template.name,
@@ -112,6 +115,7 @@ export class Campaigns extends Context.Service<
       const usage = yield* MessageUsage
       const transactor = yield* Transactor
       const outbox = yield* Outbox
+      const batch = yield* CampaignQueueBatch
       const decodeCreate = decodeInput(CreateCampaign, "campaign")
       const decodeUpdate = decodeInput(UpdateCampaign, "campaign")
       const notFound = (id: string) => new NotFound({ resource: "campaign", id })
@@ -357,16 +361,16 @@ export class Campaigns extends Context.Service<
             // Each chunk is built while the store writes the one before (on the same transaction, one
             // statement at a time): the server's work hides behind the database's.
             let writing: Fiber.Fiber<void> | undefined
-            for (let start = 0; start < audience.length; start += CHUNK) {
+            for (let start = 0; start < audience.length; start += batch) {
               const chunk: Array<QueuedRecipient> = []
-              for (let i = start; i < Math.min(start + CHUNK, audience.length); i++) {
+              for (let i = start; i < Math.min(start + batch, audience.length); i++) {
                 chunk.push(recipient(audience[i]!, rendered[i]!))
               }
               if (writing !== undefined) yield* Fiber.join(writing)
-              yield* repo.queueWritten(eligible)
               writing = yield* Effect.forkChild(repo.queueRecipients(accountId, campaign.id, chunk))
             }
             if (writing !== undefined) yield* Fiber.join(writing)
+            yield* repo.queueWritten(eligible)
 
             const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible === 0 })
             if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })

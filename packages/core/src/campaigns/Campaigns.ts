@@ -1,6 +1,5 @@
 import { Context, Effect, Fiber, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
-import { PLANS } from "../accounts/Account.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import type { Channel } from "../channels/Channel.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
@@ -10,7 +9,7 @@ import {
   decodeInput,
   type InvalidInput,
   invalidField,
-  LimitReached,
+  type LimitReached,
   NotFound,
   type PermissionDenied
 } from "../Errors.ts"
@@ -23,7 +22,8 @@ import type { OutboundStatus } from "../messages/StatusMerge.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
-import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import { MessageUsage } from "../usage/MessageUsage.ts"
+import { reserveWithinPlan } from "../usage/PlanQuota.ts"
 import type { Audience } from "./Audience.ts"
 import { type Campaign, CreateCampaign, UpdateCampaign } from "./Campaign.ts"
 import * as CampaignEvents from "./CampaignEvents.ts"
@@ -280,15 +280,7 @@ export class Campaigns extends Context.Service<
             const eligible = rendered.filter((r) => r._tag === "Rendered").length
 
             // All or nothing (§10): a queued campaign never stops half-way for quota.
-            if (eligible > 0) {
-              const account = yield* accounts.findAccount(accountId)
-              if (account === undefined) return yield* Effect.die(new Error(`account ${accountId} vanished`))
-              const limit = PLANS[account.planId]
-              if (!(yield* usage.reserve(accountId, periodOf(now), eligible, limit))) {
-                const used = yield* usage.used(accountId, periodOf(now))
-                return yield* new LimitReached({ used, limit, plan: account.planId })
-              }
-            }
+            if (eligible > 0) yield* reserveWithinPlan(accounts, usage, accountId, now, eligible)
 
             /** One recipient as stored: skipped, or with its message and the thread to make for it. */
             const recipient = (lead: (typeof audience)[number], result: Placeholders.Rendered): QueuedRecipient => {

@@ -1,6 +1,5 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
-import { PLANS } from "../accounts/Account.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { type Conversation, DAY_MILLIS, fresh } from "../conversations/Conversation.ts"
@@ -10,7 +9,7 @@ import {
   decodeInput,
   type InvalidInput,
   invalidField,
-  LimitReached,
+  type LimitReached,
   NotFound,
   type PermissionDenied,
   WindowClosed
@@ -20,7 +19,8 @@ import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
-import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import { MessageUsage } from "../usage/MessageUsage.ts"
+import { reserveWithinPlan } from "../usage/PlanQuota.ts"
 import { type Message, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
@@ -105,14 +105,7 @@ export class Messages extends Context.Service<
           return yield* new WindowClosed()
         }
         const now = new Date(nowMillis).toISOString()
-        const account = yield* accounts.findAccount(accountId)
-        if (account === undefined) return yield* Effect.die(new Error(`account ${accountId} vanished`))
-        const limit = PLANS[account.planId]
-        const period = periodOf(now)
-        if (!(yield* usage.reserve(accountId, period, 1, limit))) {
-          const used = yield* usage.used(accountId, period)
-          return yield* new LimitReached({ used, limit, plan: account.planId })
-        }
+        yield* reserveWithinPlan(accounts, usage, accountId, now, 1)
         const message: Message = {
           id: yield* Ids.make("msg"),
           conversation_id: conversation.id,

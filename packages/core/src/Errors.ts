@@ -81,6 +81,26 @@ export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReach
   plan: Schema.String
 }) {}
 
+/** A status move its machine does not allow (CONTRACT-COMMERCE-AI §3): `allowed` are the moves it does. */
+export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
+  field: Schema.String,
+  from: Schema.String,
+  to: Schema.String,
+  allowed: Schema.Array(Schema.String)
+}) {}
+
+/** An order line asks more than a tracked product has; nothing was taken. */
+export class InsufficientStock extends Schema.TaggedError<InsufficientStock>()("InsufficientStock", {
+  sku: Schema.String,
+  available: Schema.Number,
+  requested: Schema.Number
+}) {}
+
+/** `If-Match` names a version the resource no longer has (RFC 9110 §13.1.1); nothing changed. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
+  current: Schema.Number
+}) {}
+
 export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
 
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
@@ -94,7 +114,10 @@ const DOMAIN_ERRORS = [
   IdempotencyInProgress,
   IdempotencyKeyReused,
   WindowClosed,
-  LimitReached
+  LimitReached,
+  InvalidTransition,
+  InsufficientStock,
+  PreconditionFailed
 ] as const
 
 /** Whether a failure is one of the domain errors above (by class, not by tag: wire errors reuse some tags). */
@@ -110,6 +133,9 @@ export type DomainError =
   | IdempotencyKeyReused
   | WindowClosed
   | LimitReached
+  | InvalidTransition
+  | InsufficientStock
+  | PreconditionFailed
 
 /**
  * A store could not be reached (the database is down or the network to it is

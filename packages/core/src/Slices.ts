@@ -1,9 +1,11 @@
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
+import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as Provisional from "./events/Provisional.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as OrdersSlice from "./orders/OrdersSlice.ts"
 
 /**
  * The resources of the core, one line each. `Services.ts` merges their layers and
@@ -18,6 +20,8 @@ export const all = [
   ConversationsSlice.slice,
   MessagesSlice.slice,
   CampaignsSlice.slice,
+  CatalogueSlice.slice,
+  OrdersSlice.slice,
   Provisional.slice
 ] as const
 

@@ -41,3 +41,20 @@ export const jsonProblem = (value: unknown): string | undefined => {
   }
   return undefined
 }
+
+/**
+ * A JSON object a caller stores as it is (`attributes`, `metadata`): at most `maxBytes` of JSON.
+ * One filter, in order: the size check serialises the value, which would overflow the stack on a
+ * deeply nested one, so depth (and NUL) are checked first and stop it.
+ */
+export const JsonObject = (field: string, maxBytes = 16 * 1024) =>
+  Schema.Record(Schema.String, Schema.Unknown).check(
+    Schema.makeFilter((value: Record<string, unknown>) => {
+      const problem = jsonProblem(value)
+      if (problem !== undefined) return problem
+      return (
+        new TextEncoder().encode(JSON.stringify(value)).length <= maxBytes ||
+        `${field} must be at most ${maxBytes / 1024} KiB of JSON`
+      )
+    })
+  )

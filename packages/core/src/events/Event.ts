@@ -13,6 +13,8 @@ export interface Envelope {
   readonly created_at: string
   readonly account_id: string
   readonly data: unknown
+  /** On a change event, the old values of exactly the fields that changed (Stripe's `previous_attributes`). */
+  readonly previous_attributes?: Record<string, unknown>
 }
 
 const envelopeSchema = <const T extends string, S extends Schema.Top>(type: T, data: S) =>
@@ -21,7 +23,12 @@ const envelopeSchema = <const T extends string, S extends Schema.Top>(type: T, d
     type: Schema.Literal(type),
     created_at: Schema.String,
     account_id: Schema.String,
-    data
+    data,
+    previous_attributes: Schema.optionalKey(
+      Schema.Record(Schema.String, Schema.Unknown).annotate({
+        description: "On a change event: the old values of exactly the fields that changed"
+      })
+    )
   }).annotate({ identifier: `EventEnvelope(${type})` })
 
 /** One event type: its name, the schema of its `data` (the resource as the API returns it), and its envelope. */

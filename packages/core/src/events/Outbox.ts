@@ -19,9 +19,14 @@ export class Outbox extends Context.Service<
 export interface Pending {
   readonly definition: Definition
   readonly data: unknown
+  readonly previous?: Record<string, unknown> | undefined
 }
 
-export const pending = <D extends Definition>(definition: D, data: D["data"]["Type"]): Pending => ({ definition, data })
+export const pending = <D extends Definition>(
+  definition: D,
+  data: D["data"]["Type"],
+  previous?: Record<string, unknown>
+): Pending => ({ definition, data, previous })
 
 /** Emits a batch for the caller's account in one append, in the given order. */
 export const emitAll = (
@@ -42,7 +47,8 @@ export const emitAll = (
         type: item.definition.type,
         created_at: createdAt,
         account_id: principal.accountId,
-        data: item.data
+        data: item.data,
+        ...(item.previous === undefined ? {} : { previous_attributes: item.previous })
       })
     )
     yield* outbox.append(events)
@@ -52,6 +58,7 @@ export const emitAll = (
 /** The one call every feature uses to emit an event for the caller's account; `data` must match the definition. */
 export const emit = <D extends Definition>(
   definition: D,
-  data: D["data"]["Type"]
+  data: D["data"]["Type"],
+  previous?: Record<string, unknown>
 ): Effect.Effect<EnvelopeOf<D>, never, Outbox | CurrentPrincipal> =>
-  Effect.map(emitAll([pending(definition, data)]), (events) => events[0] as EnvelopeOf<D>)
+  Effect.map(emitAll([pending(definition, data, previous)]), (events) => events[0] as EnvelopeOf<D>)

@@ -11,10 +11,6 @@ const provisional = <const Fields extends Schema.Struct.Fields>(identifier: stri
     Schema.Record(Schema.String, Schema.Unknown)
   ]).annotate({ identifier })
 
-const Order = provisional("EventOrder", { status: Schema.String })
-
-export const orderCreated = Event.define("order.created", Order)
-export const orderStatusChanged = Event.define("order.status_changed", Order)
 export const agentConfigChanged = Event.define("agent.config_changed", provisional("EventAgent", {}))
 export const knowledgeUpdated = Event.define("knowledge.updated", provisional("EventKnowledgeSource", {}))
 
@@ -22,5 +18,5 @@ export const knowledgeUpdated = Event.define("knowledge.updated", provisional("E
 export const slice = Slice.make({
   name: "provisional",
   layer: Layer.empty,
-  events: [orderCreated, orderStatusChanged, agentConfigChanged, knowledgeUpdated]
+  events: [agentConfigChanged, knowledgeUpdated]
 })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { jsonProblem, Text } from "../Text.ts"
+import { JsonObject, Text } from "../Text.ts"
 import { PhoneNumber } from "./Phone.ts"
 
 export const LeadStatus = Schema.Literals(["new", "contacted", "qualified", "won", "lost"]).annotate({
@@ -7,7 +7,6 @@ export const LeadStatus = Schema.Literals(["new", "contacted", "qualified", "won
 })
 export type LeadStatus = typeof LeadStatus.Type
 
-const MAX_ATTRIBUTES_BYTES = 16 * 1024
 
 const Name = Text.check(
   Schema.isMinLength(1, { message: "name must not be empty" }),
@@ -25,18 +24,7 @@ const Tag = Text.check(
 )
 const Tags = Schema.Array(Tag).check(Schema.isMaxLength(50, { message: "at most 50 tags" }))
 
-// One filter, in order: the size check serialises the value, which would overflow the
-// stack on a deeply nested one, so depth (and NUL) are checked first and stop it.
-const Attributes = Schema.Record(Schema.String, Schema.Unknown).check(
-  Schema.makeFilter((value: Record<string, unknown>) => {
-    const problem = jsonProblem(value)
-    if (problem !== undefined) return problem
-    return (
-      new TextEncoder().encode(JSON.stringify(value)).length <= MAX_ATTRIBUTES_BYTES ||
-      "attributes must be at most 16 KiB of JSON"
-    )
-  })
-)
+const Attributes = JsonObject("attributes")
 
 export const Lead = Schema.Struct({
   id: Schema.String.annotate({ description: "`ld_` followed by a sortable id" }),

@@ -13,6 +13,7 @@ import {
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
+import { definedFields } from "../Patch.ts"
 import { Transactor } from "../Transactor.ts"
 import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import * as LeadEvents from "./LeadEvents.ts"
@@ -119,7 +120,7 @@ export class Leads extends Context.Service<
             if (current === undefined) return yield* notFound(id)
             const next: Lead = {
               ...current,
-              ...Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)),
+              ...definedFields(input),
               updated_at: yield* Ids.now
             }
             const updated = yield* repo.update(principal.accountId, next)

@@ -1,0 +1,9 @@
+import * as Slice from "../Slice.ts"
+import * as OrderEvents from "./OrderEvents.ts"
+import { Orders } from "./Orders.ts"
+
+export const slice = Slice.make({
+  name: "orders",
+  layer: Orders.layer,
+  events: [OrderEvents.created, OrderEvents.statusChanged]
+})

@@ -91,6 +91,47 @@ describe("emit", () => {
     })
   )
 
+  it.effect("puts the old values of a change beside data as previous_attributes, and the envelope decodes", () =>
+    Effect.gen(function* () {
+      const appended: Array<unknown> = []
+      const event = yield* emit(LeadEvents.created, lead, { status: "contacted" }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            Layer.succeed(Outbox)({ append: (events) => Effect.sync(() => void appended.push(...events)) }),
+            Layer.succeed(CurrentPrincipal)({
+              accountId: "2b1f5c1e-1111-4222-8333-444455556666",
+              userId: "u",
+              ownerUserId: "u",
+              role: "owner",
+              keyId: "k",
+              scopes: []
+            })
+          )
+        )
+      )
+      assert.deepStrictEqual(event.previous_attributes, { status: "contacted" })
+      assert.deepStrictEqual(appended, [event])
+      assert.deepStrictEqual(Schema.decodeUnknownSync(Event.Envelopes["lead.created"])(event), event)
+      // Without one, the envelope has no such key at all (not `undefined` on the wire).
+      const plain = yield* emit(LeadEvents.created, lead).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            Layer.succeed(Outbox)({ append: () => Effect.void }),
+            Layer.succeed(CurrentPrincipal)({
+              accountId: "a",
+              userId: "u",
+              ownerUserId: "u",
+              role: "owner",
+              keyId: "k",
+              scopes: []
+            })
+          )
+        )
+      )
+      assert.isFalse("previous_attributes" in plain)
+    })
+  )
+
   it("is typed by the event definition: checked by tsc, never run", () => {
     const typeChecks = () => [
       // @ts-expect-error lead.created carries a Lead

@@ -1,6 +1,13 @@
 import { Context, Effect, Layer } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import { type Conflict, decodeInput, type InvalidInput, NotFound, type PermissionDenied, type PreconditionFailed } from "../Errors.ts"
+import {
+  type Conflict,
+  decodeInput,
+  type InvalidInput,
+  NotFound,
+  type PermissionDenied,
+  type PreconditionFailed
+} from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import { definedFields } from "../Patch.ts"

@@ -17,7 +17,7 @@ export const Product = Schema.Struct({
   image_url: Schema.NullOr(Schema.String),
   url: Schema.NullOr(Schema.String),
   attributes: Schema.Record(Schema.String, Schema.Unknown),
-  version: Schema.Number.annotate({ description: "Starts at 1, +1 on every change; the ETag is `\"<version>\"`" }),
+  version: Schema.Number.annotate({ description: 'Starts at 1, +1 on every change; the ETag is `"<version>"`' }),
   created_at: Schema.String,
   updated_at: Schema.String
 }).annotate({ identifier: "Product" })
@@ -28,7 +28,8 @@ export const SKU_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
 export const Sku = Schema.String.check(
   Schema.makeFilter(
     (sku: string) =>
-      SKU_PATTERN.test(sku) || "sku must be 1 to 100 characters: letters, digits, '.', '_' or '-', not starting with a symbol"
+      SKU_PATTERN.test(sku) ||
+      "sku must be 1 to 100 characters: letters, digits, '.', '_' or '-', not starting with a symbol"
   )
 )
 
@@ -41,7 +42,8 @@ const Description = Text.check(Schema.isMaxLength(9999, { message: "description 
 
 const Stock = Schema.Number.check(
   Schema.makeFilter(
-    (n: number) => (Number.isInteger(n) && n >= 0 && n <= 1_000_000_000) || "stock must be an integer from 0 to 1000000000"
+    (n: number) =>
+      (Number.isInteger(n) && n >= 0 && n <= 1_000_000_000) || "stock must be an integer from 0 to 1000000000"
   )
 )
 
@@ -99,7 +101,8 @@ export const matches = (filter: ProductFilter, product: Product): boolean =>
     product.sku.toLowerCase().includes(filter.q.toLowerCase()))
 
 /** Meta's `availability`, derived: `in stock` when active and stock is untracked or above 0. */
-export const isAvailable = (product: Product): boolean => product.active && (product.stock === null || product.stock > 0)
+export const isAvailable = (product: Product): boolean =>
+  product.active && (product.stock === null || product.stock > 0)
 
 export const DeletedProduct = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotate({
   identifier: "DeletedProduct"

@@ -7,7 +7,6 @@ export const LeadStatus = Schema.Literals(["new", "contacted", "qualified", "won
 })
 export type LeadStatus = typeof LeadStatus.Type
 
-
 const Name = Text.check(
   Schema.isMinLength(1, { message: "name must not be empty" }),
   Schema.isMaxLength(200, { message: "name must be at most 200 characters" })

@@ -51,7 +51,7 @@ export const Order = Schema.Struct({
     description: "The WhatsApp message (wamid) that placed it, for `source: whatsapp`"
   }),
   metadata: Schema.Record(Schema.String, Schema.Unknown),
-  version: Schema.Number.annotate({ description: "Starts at 1, +1 on every change; the ETag is `\"<version>\"`" }),
+  version: Schema.Number.annotate({ description: 'Starts at 1, +1 on every change; the ETag is `"<version>"`' }),
   created_at: Schema.String,
   updated_at: Schema.String,
   confirmed_at: Schema.NullOr(Schema.String),
@@ -97,7 +97,8 @@ export const OrderItemInput = Schema.Struct({
       if (product && custom) {
         return "a product line (product_id or sku) takes its name and unit_amount from the product: leave them out"
       }
-      if (line.product_id !== undefined && line.sku !== undefined) return "name the product by product_id or by sku, not both"
+      if (line.product_id !== undefined && line.sku !== undefined)
+        return "name the product by product_id or by sku, not both"
       if (!product && (line.name === undefined || line.unit_amount === undefined)) {
         return "a line needs product_id or sku, or name and unit_amount for a custom line"
       }

@@ -166,11 +166,9 @@ export class Orders extends Context.Service<
               }
               yield* repo.update(accountId, advanced)
               if (advanced.status !== current.status || advanced.payment_status !== current.payment_status) {
-                yield* emit(
-                  OrderEvents.statusChanged,
-                  advanced,
-                  Versioned.previousAttributes(current, advanced)
-                ).pipe(withOutbox)
+                yield* emit(OrderEvents.statusChanged, advanced, Versioned.previousAttributes(current, advanced)).pipe(
+                  withOutbox
+                )
               }
               return advanced
             })
@@ -184,7 +182,9 @@ export class Orders extends Context.Service<
 
 /** What an order took from its products, given back when it is cancelled before it ships. */
 const stockOf = (order: Order) =>
-  order.items.flatMap((item) => (item.product_id === null ? [] : [{ productId: item.product_id, quantity: item.quantity }]))
+  order.items.flatMap((item) =>
+    item.product_id === null ? [] : [{ productId: item.product_id, quantity: item.quantity }]
+  )
 
 /**
  * The order after a PATCH, before its version moves: each machine checked (payment against the
@@ -229,7 +229,11 @@ export const moved = (current: Order, input: UpdateOrder, now: string): Effect.E
         tracking:
           input.tracking === null
             ? null
-            : { carrier: input.tracking.carrier ?? null, number: input.tracking.number ?? null, url: input.tracking.url ?? null }
+            : {
+                carrier: input.tracking.carrier ?? null,
+                number: input.tracking.number ?? null,
+                url: input.tracking.url ?? null
+              }
       }
     }
     return Effect.succeed(next)

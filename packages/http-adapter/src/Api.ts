@@ -1,5 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { CampaignsApi } from "./campaigns/CampaignsApi.ts"
+import { CatalogueApi } from "./catalogue/CatalogueApi.ts"
+import { OrdersApi } from "./orders/OrdersApi.ts"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
@@ -16,6 +18,8 @@ export class Api extends HttpApi.make("leadline")
   .add(ConversationsApi)
   .add(MessagesApi)
   .add(CampaignsApi)
+  .add(CatalogueApi)
+  .add(OrdersApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -32,7 +32,13 @@ export type WireOf<E> = E extends Errors.Unauthenticated
                 ? Wire.WindowClosed
                 : E extends Errors.LimitReached
                   ? Wire.MessageLimitReached
-                  : never
+                  : E extends Errors.InvalidTransition
+                    ? Wire.InvalidTransition
+                    : E extends Errors.InsufficientStock
+                      ? Wire.InsufficientStock
+                      : E extends Errors.PreconditionFailed
+                        ? Wire.PreconditionFailed
+                        : never
 
 export const fromDomain = <E extends DomainError>(error: E): WireOf<E> => map(error) as WireOf<E>
 
@@ -67,6 +73,19 @@ const map = (error: DomainError): Wire.WireError => {
     case "LimitReached":
       return new Wire.MessageLimitReached({
         error: `Monthly message limit reached: ${error.used} of ${error.limit} on plan ${error.plan}`
+      })
+    case "InvalidTransition":
+      return new Wire.InvalidTransition({
+        error: `Cannot change ${error.field} from ${error.from} to ${error.to}`,
+        details: error.allowed.map((state) => ({ path: error.field, message: state }))
+      })
+    case "InsufficientStock":
+      return new Wire.InsufficientStock({
+        error: `Insufficient stock for ${error.sku}: ${error.requested} asked, ${error.available} left`
+      })
+    case "PreconditionFailed":
+      return new Wire.PreconditionFailed({
+        error: `If-Match does not match the current version (ETag "${error.current}")`
       })
   }
 }

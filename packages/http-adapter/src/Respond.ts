@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
+import * as Versioned from "@leadline/core/Versioned"
 
 /**
  * Answers with a value already in wire form, skipping HttpApi's schema encoding.
@@ -15,3 +16,16 @@ export const json =
 
 export const ok = json(200)
 export const created = json(201)
+
+/**
+ * Answers with a versioned resource (a product, an order) and its `ETag: "<version>"`, which a
+ * later `If-Match` names (CONTRACT-COMMERCE-AI §1).
+ */
+export const versioned =
+  (status = 200) =>
+  <A extends { readonly version: number }, E, R>(
+    effect: Effect.Effect<A, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.map(effect, (body) =>
+      HttpServerResponse.jsonUnsafe(body, { status, headers: { etag: Versioned.etag(body.version) } })
+    )

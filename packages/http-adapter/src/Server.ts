@@ -8,6 +8,8 @@ import * as Authentication from "./Authentication.ts"
 import * as Idempotent from "./Idempotent.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
+import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
+import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
@@ -37,6 +39,8 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     ConversationsHandlers.layer,
     MessagesHandlers.layer,
     CampaignsHandlers.layer,
+    CatalogueHandlers.layer,
+    OrdersHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])

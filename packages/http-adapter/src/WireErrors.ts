@@ -87,6 +87,47 @@ export class MessageLimitReached extends Schema.Error<MessageLimitReached>("Mess
   }
 }
 
+export class InvalidTransition extends Schema.Error<InvalidTransition>("InvalidTransition")(
+  {
+    error: Schema.String,
+    code: Schema.tag("invalid_transition"),
+    details: Schema.Array(Detail).annotate({
+      description: "One entry per state the field may move to next (`message`); empty from a final state"
+    })
+  },
+  {
+    httpApiStatus: 409,
+    description:
+      "The status change is not allowed from the current state (`Cannot change status from delivered to pending`)."
+  }
+) {
+  get _tag() {
+    return "InvalidTransition" as const
+  }
+}
+
+export class InsufficientStock extends Schema.Error<InsufficientStock>("InsufficientStock")(
+  { error: Schema.String, code: Schema.tag("insufficient_stock") },
+  {
+    httpApiStatus: 409,
+    description:
+      "A line asks more than a tracked product has left; the message names the SKU and what is left. Nothing was written."
+  }
+) {
+  get _tag() {
+    return "InsufficientStock" as const
+  }
+}
+
+export class PreconditionFailed extends Schema.Error<PreconditionFailed>("PreconditionFailed")(
+  { error: Schema.String, code: Schema.tag("precondition_failed") },
+  { httpApiStatus: 412, description: "`If-Match` does not match the current `ETag`; nothing changed." }
+) {
+  get _tag() {
+    return "PreconditionFailed" as const
+  }
+}
+
 export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
   { error: Schema.String, code: Schema.tag("payload_too_large") },
   { httpApiStatus: 413, description: "The body is over the size limit." }
@@ -153,6 +194,9 @@ export type WireError =
   | IdempotencyInProgress
   | WindowClosed
   | MessageLimitReached
+  | InvalidTransition
+  | InsufficientStock
+  | PreconditionFailed
   | PayloadTooLarge
   | UnsupportedMediaType
   | IdempotencyKeyReused
@@ -169,6 +213,9 @@ const STATUS: Record<WireError["_tag"], number> = {
   IdempotencyInProgress: 409,
   WindowClosed: 409,
   MessageLimitReached: 402,
+  InvalidTransition: 409,
+  InsufficientStock: 409,
+  PreconditionFailed: 412,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   IdempotencyKeyReused: 422,
@@ -185,6 +232,6 @@ export const isWireError = (u: unknown): u is WireError =>
 
 /** The JSON body as it goes on the wire. */
 export const bodyOf = (error: WireError): Record<string, unknown> =>
-  error._tag === "ValidationError" && error.details !== undefined
+  (error._tag === "ValidationError" || error._tag === "InvalidTransition") && error.details !== undefined
     ? { error: error.error, code: error.code, details: error.details }
     : { error: error.error, code: error.code }

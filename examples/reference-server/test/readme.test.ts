@@ -86,6 +86,19 @@ describe("the README", () => {
     expect(out).toMatch(
       /"recipients":\[\{"lead_id":"ld_[0-9a-z]{26}","phone":"\+\d+","status":"read","message_id":"msg_/
     )
+    // The order: priced from the catalogue, stock taken, moved with If-Match, its events in the log.
+    expect(out).toMatch(
+      /"items":\[\{"id":"li_[0-9a-z]{26}","product_id":"prod_[0-9a-z]{26}","sku":"PAO-FRANCES-10","name":"Pão francês \(10 un\.\)","unit_amount":1290,"quantity":2,"amount_total":2580\}/
+    )
+    expect(out).toContain('"amount_subtotal":2880,"amount_shipping":500,"amount_discount":0,"amount_total":3380')
+    expect(out).toMatch(/\n40\n/i)
+    expect(out.toLowerCase()).toContain('etag: "2"')
+    expect(out).toContain('"code":"precondition_failed"')
+    expect(out).toMatch(/\ndelivered\npaid\n/)
+    expect(out).toContain(
+      '{"error":"Cannot change status from delivered to pending","code":"invalid_transition","details":[]}'
+    )
+    expect(out).toContain("order.created order.status_changed order.status_changed")
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 

@@ -1,5 +1,7 @@
 import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
 import * as Slice from "../Slice.ts"
+import { Orders } from "../orders/Orders.ts"
+import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
 import { Inbound } from "../whatsapp/Inbound.ts"
 import { Layer } from "effect"
 import * as MessageEvents from "./MessageEvents.ts"
@@ -9,7 +11,9 @@ import { MessageStatuses } from "./MessageStatuses.ts"
 export const slice = Slice.make({
   name: "messages",
   layer: Layer.mergeAll(Messages.layer, Inbound.layer).pipe(
-    Layer.provideMerge(MessageStatuses.layer.pipe(Layer.provide(CampaignProgress.layer)))
+    Layer.provideMerge(MessageStatuses.layer.pipe(Layer.provide(CampaignProgress.layer))),
+    // WhatsApp `order` messages place orders as the orders slice does.
+    Layer.provide(WhatsAppOrders.layer.pipe(Layer.provide(Orders.layer)))
   ),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged]
 })

@@ -14,6 +14,7 @@ import type { Message } from "../messages/Message.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessageStatuses, type Update } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
+import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
 import { Transactor } from "../Transactor.ts"
 import * as MetaSignature from "./MetaSignature.ts"
 import * as MetaWebhook from "./MetaWebhook.ts"
@@ -59,7 +60,7 @@ export class Inbound extends Context.Service<
   static readonly layer: Layer.Layer<
     Inbound,
     never,
-    ChannelsRepo | LeadsRepo | ConversationsRepo | MessagesRepo | MessageStatuses | Transactor | Outbox
+    ChannelsRepo | LeadsRepo | ConversationsRepo | MessagesRepo | MessageStatuses | WhatsAppOrders | Transactor | Outbox
   > = Layer.effect(
     Inbound,
     Effect.gen(function* () {
@@ -70,6 +71,7 @@ export class Inbound extends Context.Service<
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       const statuses = yield* MessageStatuses
+      const whatsAppOrders = yield* WhatsAppOrders
       const app = yield* MetaApp
       const warned = new Set<string>()
 
@@ -204,6 +206,15 @@ export class Inbound extends Context.Service<
         }
         yield* conversations.recordInbound(accountId, [...moved.values()])
         yield* emitAll(stored.map((message) => pending(MessageEvents.received, message)))
+        // After message.received, in the same transaction: a new `order` message places its order once.
+        yield* whatsAppOrders.place(
+          accountId,
+          stored.flatMap((message) =>
+            message.type === "order"
+              ? [{ wamid: message.external_id!, leadId: message.lead_id, payload: message.provider_payload }]
+              : []
+          )
+        )
         return stored.length
       })
 

@@ -356,6 +356,42 @@ export const inboundTextPayload = (
   options: InboundTextOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
 ): Uint8Array => inboundTextsPayload(options.phoneNumberId, options.displayPhoneNumber, [options])
 
+export interface InboundOrderOptions {
+  readonly phoneNumberId: string
+  readonly displayPhoneNumber: string
+  readonly from: string
+  readonly name: string | null
+  readonly externalId: string
+  readonly timestamp: Date
+  readonly catalogId: string
+  readonly items: ReadonlyArray<{
+    readonly product_retailer_id: string
+    readonly quantity: number
+    readonly item_price: number
+    readonly currency: string
+  }>
+  readonly text?: string | undefined
+}
+
+/** A customer's cart sent from a catalogue (`type: order`), as Meta posts it. */
+export const inboundOrderPayload = (options: InboundOrderOptions): Uint8Array =>
+  envelope(options.phoneNumberId, options.displayPhoneNumber, {
+    contacts: [{ profile: options.name === null ? {} : { name: options.name }, wa_id: options.from }],
+    messages: [
+      {
+        from: options.from,
+        id: options.externalId,
+        timestamp: seconds(options.timestamp),
+        type: "order",
+        order: {
+          catalog_id: options.catalogId,
+          product_items: options.items,
+          ...(options.text === undefined ? {} : { text: options.text })
+        }
+      }
+    ]
+  })
+
 export interface StatusOptions {
   readonly externalId: string
   readonly status: DeliveryStatus

@@ -19,8 +19,22 @@ describe("Versioned", () => {
   )
 
   it("names the old values of exactly the fields that changed, not updated_at or version", () => {
-    const before = { status: "pending", note: null, tags: ["a"], version: 1, updated_at: "t0", shipped_at: null }
-    const after = { status: "shipped", note: null, tags: ["a"], version: 2, updated_at: "t1", shipped_at: "t1" }
+    const before: Record<string, unknown> = {
+      status: "pending",
+      note: null,
+      tags: ["a"],
+      version: 1,
+      updated_at: "t0",
+      shipped_at: null
+    }
+    const after: Record<string, unknown> = {
+      status: "shipped",
+      note: null,
+      tags: ["a"],
+      version: 2,
+      updated_at: "t1",
+      shipped_at: "t1"
+    }
     assert.deepStrictEqual(Versioned.previousAttributes(before, after), { status: "pending", shipped_at: null })
   })
 

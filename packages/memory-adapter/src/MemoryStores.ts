@@ -2,11 +2,13 @@ import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
 import * as MemoryCampaigns from "./campaigns/MemoryCampaigns.ts"
+import * as MemoryProducts from "./catalogue/MemoryProducts.ts"
 import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
+import * as MemoryOrders from "./orders/MemoryOrders.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
 import * as MemoryMessageUsage from "./usage/MemoryMessageUsage.ts"
 import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
@@ -27,7 +29,9 @@ export const all = [
   MemoryConversations.layer,
   MemoryMessages.layer,
   MemoryMessageUsage.layer,
-  MemoryCampaigns.layer
+  MemoryCampaigns.layer,
+  MemoryProducts.layer,
+  MemoryOrders.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -1,10 +1,11 @@
-import { Effect, Layer, Semaphore } from "effect"
+import { Effect, Layer } from "effect"
 import { CampaignsRepo, type StoredCampaign } from "@leadline/core/campaigns/CampaignsRepo"
 import * as Recipient from "@leadline/core/campaigns/Recipient"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import * as MemoryLocks from "../MemoryLocks.ts"
 import * as MemoryTable from "../MemoryTable.ts"
-import { atomically, autocommit, type Tx } from "../MemoryTransaction.ts"
+import { atomically } from "../MemoryTransaction.ts"
 
 interface Row {
   readonly accountId: string
@@ -46,36 +47,8 @@ export const layer = Layer.effect(
     })
     const find = (accountId: string, id: string) => campaigns.get(MemoryTable.key(accountId, id))?.campaign
 
-    /**
-     * A campaign held by one transaction until it ends, as SQL's FOR UPDATE holds its row: two
-     * queue requests for one campaign take turns, and the second finds it queued. Outside a
-     * transaction it is let go at once. A transaction that holds it already goes on.
-     */
-    const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; holder: Tx | undefined }>()
-    const lock = (key: string) =>
-      Effect.gen(function* () {
-        let entry = locks.get(key)
-        if (entry === undefined) {
-          entry = { semaphore: Semaphore.makeUnsafe(1), holder: undefined }
-          locks.set(key, entry)
-        }
-        const held = entry
-        const mine = yield* atomically((tx) => tx !== autocommit && held.holder === tx)
-        if (mine) return
-        yield* held.semaphore.take(1)
-        yield* atomically((tx) => {
-          held.holder = tx
-          let released = false
-          const release = () => {
-            if (released) return
-            released = true
-            held.holder = undefined
-            Effect.runSync(held.semaphore.release(1))
-          }
-          tx.onCommit(release)
-          tx.onRollback(release)
-        })
-      })
+    /** Two queue requests for one campaign take turns, as on SQL's FOR UPDATE: the second finds it queued. */
+    const locks = MemoryLocks.make()
 
     return CampaignsRepo.of({
       list: (accountId, status, page) =>
@@ -92,7 +65,7 @@ export const layer = Layer.effect(
       findForUpdate: (accountId, ids) =>
         Effect.gen(function* () {
           const sorted = [...new Set(ids)].sort()
-          for (const id of sorted) yield* lock(MemoryTable.key(accountId, id))
+          yield* locks.lockAll(sorted.map((id) => MemoryTable.key(accountId, id)))
           return sorted.flatMap((id) => find(accountId, id) ?? [])
         }),
       insert: (accountId, campaign) =>

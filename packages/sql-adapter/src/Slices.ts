@@ -1,11 +1,13 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
+import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
+import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import * as UsageSlice from "./usage/UsageSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
@@ -24,5 +26,7 @@ export const all = [
   ConversationsSlice.slice,
   MessagesSlice.slice,
   UsageSlice.slice,
-  CampaignsSlice.slice
+  CampaignsSlice.slice,
+  CatalogueSlice.slice,
+  OrdersSlice.slice
 ] as const

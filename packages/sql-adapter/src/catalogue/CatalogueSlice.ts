@@ -1,0 +1,10 @@
+import * as Slice from "../Slice.ts"
+import * as Products0009 from "./migrations/0009_products.ts"
+import * as SqlProducts from "./SqlProducts.ts"
+
+/** Products and their stock, which orders take in their own transaction (CONTRACT-COMMERCE-AI §2). */
+export const slice = Slice.make({
+  name: "catalogue",
+  layer: SqlProducts.layer,
+  migrations: [Products0009.migration]
+})

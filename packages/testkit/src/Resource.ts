@@ -89,15 +89,23 @@ export interface Ledger {
   /** The SQL tables its rows live in, and how the answers change their row counts. */
   readonly tables: ReadonlyArray<Table>
   readonly ids?: LedgerIds | undefined
-  /** The event type a fresh 2xx answer of an operation emits, by operation key (`POST /api/v1/leads`). */
-  readonly emits?: Readonly<Record<string, string>> | undefined
+  /**
+   * The event type a fresh 2xx answer of an operation emits, by operation key (`POST /api/v1/leads`),
+   * or, for an operation that emits only for some changes, the types it emitted, told from the
+   * thing after (the answer) and before (as the answers last showed it; undefined when none did).
+   */
+  readonly emits?: Readonly<Record<string, string | Emitted>> | undefined
 }
+
+export type Emitted = (after: any, before: any) => ReadonlyArray<string>
 
 export interface LedgerIds {
   /** The field of an answer, and of a listed item, that holds the id. */
   readonly field: string
   /** The operation whose fresh 201 makes one (its answer is the thing). */
   readonly create?: string | undefined
+  /** The operation whose 200 changes one (its answer is the thing after the change). */
+  readonly update?: string | undefined
   /** The operation whose 200 removes one (its answer names the id). */
   readonly remove?: string | undefined
   /** The list route and the field of its answer with the items; with create and remove, the store is checked against the answers. */

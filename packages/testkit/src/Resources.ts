@@ -1,12 +1,14 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
+import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import type * as Resource from "./Resource.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
@@ -25,6 +27,8 @@ export const slices = [
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   CampaignsSlice.slice,
+  CatalogueSlice.slice,
+  OrdersSlice.slice,
   AdminSlice.slice
 ] as const
 

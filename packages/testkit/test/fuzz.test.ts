@@ -210,7 +210,8 @@ const seed = async (
   expect(first, "a seeded lead to delete").toBeDefined()
   await call("DELETE /api/v1/leads/{id}", `/api/v1/leads/${first}`, 200)
   const log = await call("GET /api/webhooks/deliveries", "/api/webhooks/deliveries", 200)
-  expect(log.deliveries).toHaveLength(1)
+  // The seeded endpoints listen for order.created too, so the seeded orders have deliveries of their own.
+  expect(log.deliveries.filter((d: { event_type: string }) => d.event_type === "lead.deleted")).toHaveLength(1)
   return sent
 }
 

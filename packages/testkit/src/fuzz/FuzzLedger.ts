@@ -11,6 +11,8 @@ import type { Reply } from "./RawHttp.ts"
 export class FuzzLedger {
   private readonly live = new Map<string, Map<string, unknown>>()
   private readonly seen = new Map<string, Array<string>>()
+  /** Each thing as the answers last showed it (made, changed or listed), by resource and id. */
+  private readonly latest = new Map<string, Map<string, any>>()
   /** Rows each counted table gained by fresh answers, by table name. */
   readonly written = new Map<string, number>()
 
@@ -21,6 +23,7 @@ export class FuzzLedger {
     for (const resource of resources) {
       this.live.set(resource.name, new Map())
       this.seen.set(resource.name, [])
+      this.latest.set(resource.name, new Map())
     }
     for (const table of this.countedTables()) this.written.set(table.name, 0)
   }
@@ -72,24 +75,35 @@ export class FuzzLedger {
     } catch {
       body = undefined
     }
+    // Told before this answer updates what the ledger knows: an update's events depend on the thing before it.
+    const events = fresh && body !== undefined ? this.eventsOf(operation, body) : []
     for (const resource of this.resources) {
       const ids = resource.ledger.ids
       if (ids === undefined || body === undefined) continue
+      const latest = this.latest.get(resource.name)!
       // A replay makes nothing: it repeats the answer of a request already counted.
       if (operation === ids.create && reply.status === 201 && !replayed) {
         this.liveOf(resource.name).set(body[ids.field], body)
         this.see(resource.name, body[ids.field])
+        latest.set(body[ids.field], body)
+      }
+      if (operation === ids.update && reply.status === 200) {
+        latest.set(body[ids.field], body)
+        if (this.liveOf(resource.name).has(body[ids.field])) this.liveOf(resource.name).set(body[ids.field], body)
       }
       if (operation === ids.remove && reply.status === 200) this.liveOf(resource.name).delete(body[ids.field])
       if (ids.list !== undefined && operation === `GET ${ids.list.path}` && reply.status === 200) {
-        for (const item of body[ids.list.field] ?? []) this.see(resource.name, item[ids.field])
+        for (const item of body[ids.list.field] ?? []) {
+          this.see(resource.name, item[ids.field])
+          latest.set(item[ids.field], item)
+        }
       }
     }
     if (!fresh) return
     const answer: Resource.Answer = {
       operation,
       body,
-      events: this.resources.flatMap((resource) => resource.ledger.emits?.[operation] ?? []),
+      events,
       live: (resource) => [...this.liveOf(resource).values()]
     }
     for (const table of this.countedTables()) {
@@ -101,6 +115,17 @@ export class FuzzLedger {
             : 0
       this.written.set(table.name, this.written.get(table.name)! + gained)
     }
+  }
+
+  /** The event types a fresh answer of the operation emitted, by the descriptors' `emits`. */
+  private eventsOf(operation: string, body: any): ReadonlyArray<string> {
+    return this.resources.flatMap((resource) => {
+      const emitted = resource.ledger.emits?.[operation]
+      if (emitted === undefined) return []
+      if (typeof emitted === "string") return [emitted]
+      const field = resource.ledger.ids?.field ?? "id"
+      return emitted(body, this.latest.get(resource.name)!.get(body?.[field]))
+    })
   }
 
   private liveOf(resource: string): Map<string, unknown> {

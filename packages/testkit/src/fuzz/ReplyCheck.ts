@@ -5,13 +5,17 @@ import { checkValue, type Mismatch } from "./SchemaCheck.ts"
 
 /** Checks a server's answer against what its OpenAPI document and the wire contract promise. */
 
-/** The codes the contract pairs with each error status. */
+/** The codes the contracts pair with each error status (CONTRACT.md, CONTRACT-MESSAGING.md, CONTRACT-COMMERCE-AI.md). */
 export const ERROR_CODES: ReadonlyMap<number, ReadonlyArray<string>> = new Map([
   [400, ["validation_error"]],
   [401, ["unauthorized"]],
   [403, ["forbidden"]],
   [404, ["not_found"]],
-  [409, ["conflict", "idempotency_in_progress"]],
+  [
+    409,
+    ["conflict", "idempotency_in_progress", "customer_service_window_closed", "invalid_transition", "insufficient_stock"]
+  ],
+  [412, ["precondition_failed"]],
   [413, ["payload_too_large"]],
   [415, ["unsupported_media_type"]],
   [422, ["idempotency_key_reused"]]

@@ -1,0 +1,12 @@
+import type { Admits } from "../Slice.ts"
+
+/** The keys each orders route admits (CONTRACT-COMMERCE-AI §1): `orders:read` reads, `orders:write` reads and writes. */
+const reads = ["orders:read", "orders:write", "all 16 scopes", "full access"] as const
+const writes = ["orders:write", "all 16 scopes", "full access"] as const
+
+export const admits: Admits = {
+  "GET /api/v1/orders": reads,
+  "POST /api/v1/orders": writes,
+  "GET /api/v1/orders/{id}": reads,
+  "PATCH /api/v1/orders/{id}": writes
+}

@@ -1,0 +1,155 @@
+import type { Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import { createProduct, nextSku, readProduct } from "../src/catalogue/CatalogueResource.ts"
+import { makeConversation, postWebhook } from "../src/conversations/ConversationsResource.ts"
+import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
+import { call } from "../src/Http.ts"
+import { listAll, until } from "../src/internal/wire.ts"
+import * as MockReceiver from "../src/MockReceiver.ts"
+import * as TestDatabase from "../src/TestDatabase.ts"
+import * as TestServer from "../src/TestServer.ts"
+
+/**
+ * Orders placed in WhatsApp (CONTRACT-COMMERCE-AI §3, "WhatsApp mapping"): a customer's cart
+ * arrives as an `order` message on the real inbound route, signed as Meta signs it, and becomes
+ * one order however often Meta delivers it.
+ */
+const wirings: ReadonlyArray<
+  readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
+> = [
+  ["in memory", async () => ({ app: MemoryApp.layer, dispose: async () => {} })],
+  [
+    "on SQL",
+    async () => {
+      const database = await TestDatabase.make()
+      return { app: SqlApp.layer(database.config), dispose: () => database.dispose() }
+    }
+  ]
+]
+
+for (const [name, wiring] of wirings) {
+  describe(`WhatsApp orders ${name}`, () => {
+    let server: TestServer.Running
+    let receiver: MockReceiver.MockReceiver
+    let account: AccountFixture
+    let dispose: () => Promise<void>
+
+    beforeAll(async () => {
+      const made = await wiring()
+      dispose = made.dispose
+      server = await TestServer.start({
+        app: made.app,
+        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
+      })
+      receiver = await MockReceiver.start()
+      account = await makeAccount(server)
+    })
+    afterAll(async () => {
+      await receiver?.close()
+      await server?.close()
+      await dispose?.()
+    })
+
+    it("places one order for a cart Meta delivers three times, two at once: lines matched by SKU, unknown ones custom at the message's price", async () => {
+      const { channel, from, conversation } = await makeConversation(server, account.ownerKey)
+      const pao = await createProduct(server, account.ownerKey, { unit_amount: 1290, currency: "BRL", stock: 10 })
+      const endpoint = receiver.endpoint(`/wa-orders-${name.replace(" ", "-")}`)
+      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+        auth: account.ownerKey,
+        json: { url: endpoint.url, events: ["order.created"] }
+      })
+      endpoint.setSecret(registered.body.secret)
+      const wamid = `wamid.${crypto.randomUUID()}`
+      const raw = MetaWebhook.inboundOrderPayload({
+        phoneNumberId: channel.phone_number_id,
+        displayPhoneNumber: "16505551111",
+        from,
+        name: "Ada Customer",
+        externalId: wamid,
+        timestamp: new Date(channel.created_at as string),
+        catalogId: "1234567890",
+        text: "Deliver after 18h",
+        items: [
+          // The catalogue's price wins for a known SKU, as for any order.
+          { product_retailer_id: pao.sku, quantity: 2, item_price: 12.5, currency: "brl" },
+          { product_retailer_id: "NOT-IN-CATALOGUE", quantity: 1, item_price: 7.99, currency: "BRL" }
+        ]
+      })
+      const replies = await Promise.all([postWebhook(server, raw), postWebhook(server, raw)])
+      replies.push(await postWebhook(server, raw))
+      expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200])
+
+      const orders = await listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${conversation.lead_id}`, "orders")
+      expect(orders).toHaveLength(1)
+      expect(orders[0]).toMatchObject({
+        lead_id: conversation.lead_id,
+        status: "pending",
+        payment_status: "unpaid",
+        currency: "BRL",
+        source: "whatsapp",
+        whatsapp_message_id: wamid,
+        note: "Deliver after 18h",
+        amount_subtotal: 2 * 1290 + 799,
+        amount_total: 2 * 1290 + 799,
+        items: [
+          { product_id: pao.id, sku: pao.sku, name: pao.name, unit_amount: 1290, quantity: 2, amount_total: 2580 },
+          { product_id: null, sku: null, name: "NOT-IN-CATALOGUE", unit_amount: 799, quantity: 1, amount_total: 799 }
+        ]
+      })
+      expect((await readProduct(server, account.ownerKey, pao.id)).stock).toBe(8)
+      const delivered = await endpoint.waitFor(1, 10_000)
+      // A moment for a second delivery that must not come.
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(endpoint.requests()).toHaveLength(1)
+      expect(delivered[0]!.verified).toEqual({ service: true, standard: true })
+      const event = JSON.parse(delivered[0]!.body)
+      expect(event.type).toBe("order.created")
+      expect(event.data).toEqual(orders[0])
+    })
+
+    it("keeps a cart whose product ran out: its items become custom lines, nothing is taken, the metadata names them", async () => {
+      const { channel, from, conversation } = await makeConversation(server, account.ownerKey)
+      const scarce = await createProduct(server, account.ownerKey, {
+        sku: nextSku(),
+        currency: "EUR",
+        unit_amount: 500,
+        stock: 1
+      })
+      const wamid = `wamid.${crypto.randomUUID()}`
+      const reply = await postWebhook(
+        server,
+        MetaWebhook.inboundOrderPayload({
+          phoneNumberId: channel.phone_number_id,
+          displayPhoneNumber: "16505551111",
+          from,
+          name: null,
+          externalId: wamid,
+          timestamp: new Date(channel.created_at as string),
+          catalogId: "1",
+          items: [{ product_retailer_id: scarce.sku, quantity: 3, item_price: 5, currency: "EUR" }]
+        })
+      )
+      expect(reply.status).toBe(200)
+      const orders = await until(
+        () => listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${conversation.lead_id}`, "orders"),
+        (list) => list.length === 1
+      )
+      expect(orders[0]).toMatchObject({
+        whatsapp_message_id: wamid,
+        items: [{ product_id: null, sku: null, name: scarce.name, unit_amount: 500, quantity: 3, amount_total: 1500 }],
+        metadata: { whatsapp_unstocked_skus: [scarce.sku] }
+      })
+      expect((await readProduct(server, account.ownerKey, scarce.id)).stock).toBe(1)
+      // Cancelling gives back nothing it did not take.
+      const cancelled = await call(server, "PATCH", `/api/v1/orders/${orders[0].id}`, {
+        auth: account.ownerKey,
+        json: { status: "cancelled" }
+      })
+      expect(cancelled.status, cancelled.text).toBe(200)
+      expect((await readProduct(server, account.ownerKey, scarce.id)).stock).toBe(1)
+    })
+  })
+}

@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Layer } from "effect"
-import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
-import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
@@ -10,8 +7,8 @@ import * as MockGraph from "../src/whatsapp/MockGraph.ts"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { makeConversation, nextWaId, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
-import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
+import { wirings } from "../src/Wirings.ts"
 import { until } from "../src/internal/wire.ts"
 
 const waitUntil = <A>(probe: () => Promise<A>, done: (value: A) => boolean) => until(probe, done, 15_000)
@@ -21,19 +18,6 @@ const waitUntil = <A>(probe: () => Promise<A>, done: (value: A) => boolean) => u
  * simulator, which plays WhatsApp's status webhooks back through the real inbound route;
  * the events of each step reach a receiver on a real socket, signed as lead events are.
  */
-
-const wirings: ReadonlyArray<
-  readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
-> = [
-  ["in memory", async () => ({ app: MemoryApp.layer, dispose: async () => {} })],
-  [
-    "on SQL",
-    async () => {
-      const database = await TestDatabase.make()
-      return { app: SqlApp.layer(database.config), dispose: () => database.dispose() }
-    }
-  ]
-]
 
 for (const [name, wiring] of wirings) {
   describe(`sending ${name}`, () => {

@@ -1,7 +1,4 @@
-import type { Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
-import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import { createProduct, nextSku, readProduct } from "../src/catalogue/CatalogueResource.ts"
 import { makeConversation, postWebhook } from "../src/conversations/ConversationsResource.ts"
@@ -9,27 +6,14 @@ import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import { listAll, until } from "../src/internal/wire.ts"
 import * as MockReceiver from "../src/MockReceiver.ts"
-import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
+import { wirings } from "../src/Wirings.ts"
 
 /**
  * Orders placed in WhatsApp (CONTRACT-COMMERCE-AI §3, "WhatsApp mapping"): a customer's cart
  * arrives as an `order` message on the real inbound route, signed as Meta signs it, and becomes
  * one order however often Meta delivers it.
  */
-const wirings: ReadonlyArray<
-  readonly [string, () => Promise<{ app: Layer.Layer<any, unknown>; dispose: () => Promise<void> }>]
-> = [
-  ["in memory", async () => ({ app: MemoryApp.layer, dispose: async () => {} })],
-  [
-    "on SQL",
-    async () => {
-      const database = await TestDatabase.make()
-      return { app: SqlApp.layer(database.config), dispose: () => database.dispose() }
-    }
-  ]
-]
-
 for (const [name, wiring] of wirings) {
   describe(`WhatsApp orders ${name}`, () => {
     let server: TestServer.Running

@@ -56,7 +56,7 @@ export const linesOf = (
   const bySku = new Map(products.map((product) => [product.sku, product]))
   return items.map((item) => {
     const product = bySku.get(item.retailerId)
-    if (product !== undefined && product.active && product.currency === currency && !unstocked.has(product.sku)) {
+    if (product?.active && product.currency === currency && !unstocked.has(product.sku)) {
       return { sku: product.sku, quantity: item.quantity }
     }
     return {
@@ -113,7 +113,10 @@ export class WhatsAppOrders extends Context.Service<
           const placed = yield* orders.create(input, { source: "whatsapp", wamid: message.wamid }).pipe(
             Effect.as("placed" as const),
             Effect.catchTag("InsufficientStock", (short) =>
-              Effect.sync(() => (unstocked.add(short.sku), "short" as const))
+              Effect.sync(() => {
+                unstocked.add(short.sku)
+                return "short" as const
+              })
             ),
             Effect.catch((error) =>
               Effect.as(

@@ -13,7 +13,13 @@ export const ERROR_CODES: ReadonlyMap<number, ReadonlyArray<string>> = new Map([
   [404, ["not_found"]],
   [
     409,
-    ["conflict", "idempotency_in_progress", "customer_service_window_closed", "invalid_transition", "insufficient_stock"]
+    [
+      "conflict",
+      "idempotency_in_progress",
+      "customer_service_window_closed",
+      "invalid_transition",
+      "insufficient_stock"
+    ]
   ],
   [412, ["precondition_failed"]],
   [413, ["payload_too_large"]],

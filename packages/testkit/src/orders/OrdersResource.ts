@@ -35,7 +35,13 @@ export const ORDER_KEYS = [
 ]
 
 /** The first item of a list the key sees, or one made with `make` when there is none. */
-const firstOr = async (target: Target, key: string, path: string, field: string, make: () => Promise<{ id: string }>) => {
+const firstOr = async (
+  target: Target,
+  key: string,
+  path: string,
+  field: string,
+  make: () => Promise<{ id: string }>
+) => {
   const reply = await call(target, "GET", `${path}${path.includes("?") ? "&" : "?"}limit=1`, { auth: key })
   expect(reply.status, reply.text).toBe(200)
   return (reply.body[field][0] as { id: string } | undefined) ?? (await make())
@@ -130,9 +136,7 @@ export const resource: Resource.Resource = {
   ],
   isolation,
   ledger: {
-    tables: [
-      { name: "orders", account: "account_id", rows: Resource.perOperation({ "POST /api/v1/orders": 1 }) }
-    ],
+    tables: [{ name: "orders", account: "account_id", rows: Resource.perOperation({ "POST /api/v1/orders": 1 }) }],
     ids: {
       field: "id",
       create: "POST /api/v1/orders",

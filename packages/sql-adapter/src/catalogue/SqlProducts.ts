@@ -171,21 +171,39 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           const wanted = merged(moves)
           if (wanted.length === 0) return
-          const tracked = yield* lockTracked(accountId, wanted)
-          // Untracked products and ones not found are not touched (the service checked they exist).
-          const taking = wanted.filter((move) => tracked.has(move.productId))
-          for (const move of taking) {
-            const { sku, stock } = tracked.get(move.productId)!
-            if (stock < move.quantity) {
-              return yield* new InsufficientStock({ sku, available: stock, requested: move.quantity })
-            }
-          }
-          if (taking.length > 0) {
-            yield* moveStock(
-              accountId,
-              taking.map((move) => ({ productId: move.productId, delta: -move.quantity })),
-              now
+          // One round trip, because every order for a product waits on its row from here to the commit:
+          // the tracked rows are locked in id order (after the wait, FOR UPDATE reads their latest
+          // stock), and the UPDATE takes the units only if every one of them has enough.
+          const rows = yield* orDie(sql<{ id: string; sku: string; stock: number; quantity: number; taken: number }>`
+            WITH locked AS (
+              SELECT p.id, p.sku, p.stock, m.quantity
+              FROM products AS p
+              JOIN unnest(${textArray(wanted.map((m) => m.productId))}::text[],
+                          ${intArray(wanted.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = p.id
+              WHERE p.account_id = ${accountId}::uuid AND p.stock IS NOT NULL
+              ORDER BY p.id COLLATE "C"
+              FOR UPDATE OF p
+            ), taken AS (
+              UPDATE products AS p
+              SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
+              FROM locked AS l
+              WHERE p.account_id = ${accountId}::uuid AND p.id = l.id
+                AND NOT EXISTS (SELECT 1 FROM locked WHERE locked.stock < locked.quantity)
+              RETURNING p.id
             )
+            SELECT id, sku, stock, quantity, (SELECT count(*) FROM taken)::int AS taken FROM locked`)
+          if (rows.length === 0 || rows[0]!.taken === rows.length) return
+          // Nothing was taken: name the first short product in the lock order, as the store promises.
+          const stock = new Map(rows.map((row) => [row.id, row]))
+          for (const move of wanted) {
+            const row = stock.get(move.productId)
+            if (row !== undefined && Number(row.stock) < move.quantity) {
+              return yield* new InsufficientStock({
+                sku: row.sku,
+                available: Number(row.stock),
+                requested: move.quantity
+              })
+            }
           }
         }),
       returnStock: (accountId, moves, now) =>

@@ -7,7 +7,7 @@ import type { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Idempotency, IdempotencyKey } from "@leadline/core/idempotency/Idempotency"
 import type { StoredResponse } from "@leadline/core/idempotency/IdempotencyStore"
 import { fromDomain, fromUnknown, toResponse } from "./ErrorMapping.ts"
-import { IdempotencyInProgress, IdempotencyKeyReused, ValidationError } from "./WireErrors.ts"
+import { IdempotencyInProgress, IdempotencyKeyReused, InsufficientStock, ValidationError } from "./WireErrors.ts"
 
 /**
  * Applies the core idempotency rules to an endpoint: the request is fingerprinted
@@ -25,6 +25,14 @@ const invalidKey = new ValidationError({
   error: "Idempotency-Key must be 1 to 200 printable ASCII characters",
   details: [{ path: "Idempotency-Key", message: "must be 1 to 200 printable ASCII characters" }]
 })
+
+/**
+ * Whether a refusal is kept as the key's answer. A refusal for want of stock is not (as Stripe
+ * keeps no result for a request that conflicted with the state of things): its transaction rolls
+ * back whatever the operation wrote before the stock ran out, and a retry with the same key tries
+ * again, and may succeed once stock is back.
+ */
+const isKept = (error: unknown): boolean => !(error instanceof InsufficientStock)
 
 const fingerprintOf = (method: string, url: string, body: string) =>
   createHash("sha256").update(`${method} ${url}\n`).update(body).digest("hex")
@@ -69,8 +77,9 @@ export const layer = Layer.effect(
         const body = yield* Effect.orDie(request.text)
         let original: HttpServerResponse.HttpServerResponse | undefined
         // Typed failures become their wire response here, so that they are stored
-        // too; defects propagate, roll the transaction back and release the key.
-        const operation = Effect.catch(handler, (error) =>
+        // too, except the ones not kept (`isKept`): those, and defects, propagate,
+        // roll the transaction back and release the key.
+        const operation = Effect.catchIf(handler, isKept, (error) =>
           Effect.map(fromUnknown(error), ({ error }) => toResponse(error))
         ).pipe(
           Effect.map((response) => {
@@ -83,7 +92,8 @@ export const layer = Layer.effect(
           Effect.catchTags({
             IdempotencyInProgress: (e) => Effect.succeed(toResponse(fromDomain(e))),
             IdempotencyKeyReused: (e) => Effect.succeed(toResponse(fromDomain(e)))
-          })
+          }),
+          Effect.catch((error) => Effect.map(fromUnknown(error), ({ error }) => toResponse(error)))
         )
       })
     )

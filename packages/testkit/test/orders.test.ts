@@ -117,6 +117,40 @@ for (const [name, wiring] of wirings) {
       expect((await readProduct(server, account.ownerKey, product.id)).stock).toBe(1)
     })
 
+    it("keeps no answer for a refusal for want of stock: the same Idempotency-Key tries again once stock is back", async () => {
+      const lead = await createLead(server, account.ownerKey)
+      const product = await createProduct(server, account.ownerKey, { stock: 1 })
+      const note = `retry-${crypto.randomUUID()}`
+      const order = () =>
+        call(server, "POST", "/api/v1/orders", {
+          auth: account.ownerKey,
+          headers: { "idempotency-key": note },
+          json: { lead_id: lead.id, note, items: [{ product_id: product.id, quantity: 2 }] }
+        })
+      const short = await order()
+      expect([short.status, short.body.code, short.headers.get("idempotent-replayed")]).toEqual([
+        409,
+        "insufficient_stock",
+        null
+      ])
+      // The refused order's own writes (its row, its event) rolled back with it.
+      expect(await listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${lead.id}`, "orders")).toEqual([])
+      const restocked = await call(server, "PATCH", `/api/v1/catalogue/products/${product.id}`, {
+        auth: account.ownerKey,
+        json: { stock: 5 }
+      })
+      expect(restocked.status).toBe(200)
+      const placed = await order()
+      expect([placed.status, placed.body.note]).toEqual([201, note])
+      const replayed = await order()
+      expect([replayed.status, replayed.headers.get("idempotent-replayed"), replayed.body]).toEqual([
+        201,
+        "true",
+        placed.body
+      ])
+      expect((await readProduct(server, account.ownerKey, product.id)).stock).toBe(3)
+    })
+
     it("lets one of two changes with the same If-Match through: the other is 412 and changes nothing", async () => {
       const lead = await createLead(server, account.ownerKey)
       const order = await createOrder(server, account.ownerKey, {

@@ -43,6 +43,10 @@ export class Orders extends Context.Service<
       page: Pagination.Page
     ) => Effect.Effect<{ orders: ReadonlyArray<Order>; meta: Pagination.Meta }, PermissionDenied | InvalidInput, Needs>
     readonly get: (id: string) => Effect.Effect<Order, PermissionDenied | NotFound, Needs>
+    /**
+     * `InsufficientStock` comes after the order's writes, which its transaction's rollback undoes: a
+     * caller that runs this inside a transaction of its own must not commit that one after it.
+     */
     readonly create: (
       input: CreateOrder,
       origin?: Origin
@@ -140,9 +144,12 @@ export class Orders extends Context.Service<
           }
           return yield* transactor.withTransaction(
             Effect.gen(function* () {
-              yield* products.takeStock(accountId, priced.moves, now)
               yield* repo.insert(accountId, order)
               yield* emit(OrderEvents.created, order).pipe(withOutbox)
+              // Last, so that a product's row is locked from here to the commit only: every other order
+              // for that product waits on it. A short product fails the order after its writes, and the
+              // transaction's rollback takes them back.
+              yield* products.takeStock(accountId, priced.moves, now)
               return order
             })
           )

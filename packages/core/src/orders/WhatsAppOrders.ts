@@ -100,34 +100,33 @@ export class WhatsAppOrders extends Context.Service<
         }
         const inCurrency = items.filter((item) => item.currency === currency)
         const known = yield* products.findMany(accountId, { ids: [], skus: inCurrency.map((item) => item.retailerId) })
-        const unstocked = new Set<string>()
-        // Each short product becomes custom lines and the order is tried again: at most once per item.
-        for (let attempt = 0; attempt <= inCurrency.length; attempt++) {
-          const input: CreateOrder = {
-            lead_id: message.leadId,
-            items: linesOf(inCurrency, currency, known, unstocked),
-            currency,
-            note: text,
-            metadata: unstocked.size === 0 ? {} : { whatsapp_unstocked_skus: [...unstocked] }
-          }
-          const placed = yield* orders.create(input, { source: "whatsapp", wamid: message.wamid }).pipe(
-            Effect.as("placed" as const),
-            Effect.catchTag("InsufficientStock", (short) =>
-              Effect.sync(() => {
-                unstocked.add(short.sku)
-                return "short" as const
-              })
-            ),
-            Effect.catch((error) =>
-              Effect.as(
-                Effect.logWarning(`WhatsApp order ${message.wamid} could not be placed: ${JSON.stringify(error)}`),
-                "failed" as const
-              )
+        // A product with too little stock makes its items custom lines up front: the order is placed once.
+        const asked = new Map<string, number>()
+        for (const item of inCurrency) asked.set(item.retailerId, (asked.get(item.retailerId) ?? 0) + item.quantity)
+        const unstocked = new Set(
+          known
+            .filter((product) => product.stock !== null && product.stock < (asked.get(product.sku) ?? 0))
+            .map((product) => product.sku)
+        )
+        const input: CreateOrder = {
+          lead_id: message.leadId,
+          items: linesOf(inCurrency, currency, known, unstocked),
+          currency,
+          note: text,
+          metadata: unstocked.size === 0 ? {} : { whatsapp_unstocked_skus: [...unstocked] }
+        }
+        return yield* orders.create(input, { source: "whatsapp", wamid: message.wamid }).pipe(
+          Effect.as(true),
+          // Stock taken by another order since it was read: the webhook fails and rolls back, and Meta's
+          // retry places the cart with what is left then. Anything else refuses before writing: logged, kept.
+          Effect.catchTag("InsufficientStock", (short) => Effect.die(short)),
+          Effect.catch((error) =>
+            Effect.as(
+              Effect.logWarning(`WhatsApp order ${message.wamid} could not be placed: ${JSON.stringify(error)}`),
+              false
             )
           )
-          if (placed !== "short") return placed === "placed"
-        }
-        return false
+        )
       })
 
       const place = Effect.fnUntraced(function* (accountId: string, messages: ReadonlyArray<OrderMessage>) {

@@ -2,13 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
-import * as MockReceiver from "../src/MockReceiver.ts"
 import * as MockGraph from "../src/whatsapp/MockGraph.ts"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { makeConversation, nextWaId, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
 import * as TestServer from "../src/TestServer.ts"
-import { wirings } from "../src/Wirings.ts"
+import * as Wirings from "../src/Wirings.ts"
 import { until } from "../src/internal/wire.ts"
 
 const waitUntil = <A>(probe: () => Promise<A>, done: (value: A) => boolean) => until(probe, done, 15_000)
@@ -19,40 +18,24 @@ const waitUntil = <A>(probe: () => Promise<A>, done: (value: A) => boolean) => u
  * the events of each step reach a receiver on a real socket, signed as lead events are.
  */
 
-for (const [name, wiring] of wirings) {
+for (const [name, wiring] of Wirings.wirings) {
   describe(`sending ${name}`, () => {
-    let server: TestServer.Running
-    let receiver: MockReceiver.MockReceiver
-    let account: AccountFixture
-    let dispose: () => Promise<void>
-
-    beforeAll(async () => {
-      const made = await wiring()
-      dispose = made.dispose
-      server = await TestServer.start({
-        app: made.app,
-        messaging: { snoozeCheckMillis: 100 },
-        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
-      })
-      receiver = await MockReceiver.start()
-      account = await makeAccount(server)
-    })
-    afterAll(async () => {
-      await receiver?.close()
-      await server?.close()
-      await dispose?.()
-    })
+    const stage = Wirings.stage(wiring, { messaging: { snoozeCheckMillis: 100 } })
 
     const message = async (id: string) =>
-      (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body
+      (await call(stage.server, "GET", `/api/v1/messages/${id}`, { auth: stage.account.ownerKey })).body
     const used = async () =>
-      (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used as number
+      (await call(stage.server, "GET", "/api/usage", { auth: stage.account.ownerKey })).body.usage
+        .messages_used as number
 
     /** A template to a new lead with this phone: the simulator's scripted endings decide its fate. */
     const sendToNewLead = async (channelId: string, name: string, phone: string) => {
-      const lead = await call(server, "POST", "/api/v1/leads", { auth: account.ownerKey, json: { name, phone } })
-      const sent = await call(server, "POST", "/api/v1/messages", {
-        auth: account.ownerKey,
+      const lead = await call(stage.server, "POST", "/api/v1/leads", {
+        auth: stage.account.ownerKey,
+        json: { name, phone }
+      })
+      const sent = await call(stage.server, "POST", "/api/v1/messages", {
+        auth: stage.account.ownerKey,
         json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channelId }
       })
       expect(sent.status, sent.text).toBe(201)
@@ -60,16 +43,16 @@ for (const [name, wiring] of wirings) {
     }
 
     it("goes queued → sent → delivered → read, with message.sent and two message.status_changed, signed", async () => {
-      const endpoint = receiver.endpoint("/messages")
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const endpoint = stage.receiver.endpoint("/messages")
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
       })
       expect(registered.status, registered.text).toBe(201)
       endpoint.setSecret(registered.body.secret)
-      const { conversation } = await makeConversation(server, account.ownerKey)
-      const sent = await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
-        auth: account.ownerKey,
+      const { conversation } = await makeConversation(stage.server, stage.account.ownerKey)
+      const sent = await call(stage.server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: stage.account.ownerKey,
         json: { type: "text", text: "On its way" }
       })
       expect(sent.status, sent.text).toBe(201)
@@ -101,28 +84,32 @@ for (const [name, wiring] of wirings) {
 
     it("reopens a conversation when its snooze runs out, and not before", async () => {
       const snooze = async (minutes: number) => {
-        const { conversation, channel } = await makeConversation(server, account.ownerKey)
+        const { conversation, channel } = await makeConversation(stage.server, stage.account.ownerKey)
         const until = new Date(Date.parse(channel.created_at as string) + minutes * 60_000).toISOString()
-        const snoozed = await call(server, "PATCH", `/api/v1/conversations/${conversation.id}`, {
-          auth: account.ownerKey,
+        const snoozed = await call(stage.server, "PATCH", `/api/v1/conversations/${conversation.id}`, {
+          auth: stage.account.ownerKey,
           json: { status: "snoozed", snoozed_until: until }
         })
         expect(snoozed.body).toMatchObject({ status: "snoozed", snoozed_until: until })
         return async () =>
-          (await call(server, "GET", `/api/v1/conversations/${conversation.id}`, { auth: account.ownerKey })).body
+          (
+            await call(stage.server, "GET", `/api/v1/conversations/${conversation.id}`, {
+              auth: stage.account.ownerKey
+            })
+          ).body
       }
       const soon = await snooze(1)
       const later = await snooze(60)
-      server.clock.advance("10 minutes")
+      stage.server.clock.advance("10 minutes")
       // The soon one opening shows a check ran after the clock moved; the later one's time has not come.
       expect(await waitUntil(soon, (c) => c.status === "open")).toMatchObject({ status: "open", snoozed_until: null })
       expect((await later()).status).toBe("snoozed")
-      server.clock.advance("2 hours")
+      stage.server.clock.advance("2 hours")
       expect(await waitUntil(later, (c) => c.status === "open")).toMatchObject({ status: "open", snoozed_until: null })
     })
 
     it("fails a message WhatsApp cannot deliver, with the provider's code, and gives its usage back", async () => {
-      const { channel } = await makeConversation(server, account.ownerKey)
+      const { channel } = await makeConversation(stage.server, stage.account.ownerKey)
       const before = await used()
       // The simulator's scripted number ending 0001: accepted, then a failed status (131026).
       const id = await sendToNewLead(channel.id, "Unreachable", "+14155550001")
@@ -136,7 +123,7 @@ for (const [name, wiring] of wirings) {
     })
 
     it("never sends twice after an unknown outcome, and revives the message when WhatsApp's status proves it arrived", async () => {
-      const { channel } = await makeConversation(server, account.ownerKey)
+      const { channel } = await makeConversation(stage.server, stage.account.ownerKey)
       // Ending 0004: the send's outcome is unknown, but "Meta" took it and plays its statuses.
       const revived = await sendToNewLead(channel.id, "Flaky Line", "+14155550004")
       const final = await waitUntil(
@@ -155,43 +142,23 @@ for (const [name, wiring] of wirings) {
   })
 }
 
-for (const [name, wiring] of wirings) {
+for (const [name, wiring] of Wirings.wirings) {
   describe(`a status before the send's own answer, ${name}`, () => {
-    let server: TestServer.Running
-    let receiver: MockReceiver.MockReceiver
-    let account: AccountFixture
-    let dispose: () => Promise<void>
-
-    beforeAll(async () => {
-      const made = await wiring()
-      dispose = made.dispose
-      server = await TestServer.start({
-        app: made.app,
-        messaging: { sender: false },
-        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
-      })
-      receiver = await MockReceiver.start()
-      account = await makeAccount(server)
-    })
-    afterAll(async () => {
-      await receiver?.close()
-      await server?.close()
-      await dispose?.()
-    })
+    const stage = Wirings.stage(wiring, { messaging: { sender: false } })
 
     it("takes a status that arrives before the send's answer, by our id: message.sent once", async () => {
       // The sender is off here, so the status wins the race for certain.
-      const quiet = server
+      const quiet = stage.server
       {
-        const { conversation, channel } = await makeConversation(quiet, account.ownerKey)
-        const endpoint = receiver.endpoint("/race")
+        const { conversation, channel } = await makeConversation(quiet, stage.account.ownerKey)
+        const endpoint = stage.receiver.endpoint("/race")
         const registered = await call(quiet, "POST", "/api/webhooks/endpoints", {
-          auth: account.ownerKey,
+          auth: stage.account.ownerKey,
           json: { url: endpoint.url, events: ["message.sent"] }
         })
         endpoint.setSecret(registered.body.secret)
         const sent = await call(quiet, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
-          auth: account.ownerKey,
+          auth: stage.account.ownerKey,
           json: TEMPLATE_SEND
         })
         // WhatsApp's "sent", carrying our id as biz_opaque_callback_data, before any send answered.
@@ -205,7 +172,8 @@ for (const [name, wiring] of wirings) {
           timestamp: new Date(sent.body.created_at)
         })
         expect((await postWebhook(quiet, early)).status).toBe(200)
-        const read = (await call(quiet, "GET", `/api/v1/messages/${sent.body.id}`, { auth: account.ownerKey })).body
+        const read = (await call(quiet, "GET", `/api/v1/messages/${sent.body.id}`, { auth: stage.account.ownerKey }))
+          .body
         expect(read).toMatchObject({ status: "sent", external_id: expect.stringMatching(/^wamid\.EARLY/) })
         // The same status again changes nothing and emits nothing.
         expect((await postWebhook(quiet, early)).status).toBe(200)
@@ -235,32 +203,33 @@ for (const [name, wiring] of wirings) {
       })
 
     it("merges statuses that arrive out of order: read, then delivered, sent and failed change nothing", async () => {
-      const { conversation, channel } = await makeConversation(server, account.ownerKey)
-      const endpoint = receiver.endpoint("/out-of-order")
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const { conversation, channel } = await makeConversation(stage.server, stage.account.ownerKey)
+      const endpoint = stage.receiver.endpoint("/out-of-order")
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
       })
       endpoint.setSecret(registered.body.secret)
       const send = () =>
-        call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
-          auth: account.ownerKey,
+        call(stage.server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+          auth: stage.account.ownerKey,
           json: TEMPLATE_SEND
         })
       const first = (await send()).body
       for (const value of ["read", "delivered", "sent", "failed"] as const) {
         expect(
-          (await postWebhook(server, status(channel.phone_number_id, first.id, value, first.created_at))).status
+          (await postWebhook(stage.server, status(channel.phone_number_id, first.id, value, first.created_at))).status
         ).toBe(200)
       }
-      const read = (await call(server, "GET", `/api/v1/messages/${first.id}`, { auth: account.ownerKey })).body
+      const read = (await call(stage.server, "GET", `/api/v1/messages/${first.id}`, { auth: stage.account.ownerKey }))
+        .body
       expect(read).toMatchObject({ status: "read", error: null })
       // Meta may skip "delivered" when a message is read at once: read implies it.
       expect(read.delivered_at).not.toBeNull()
       expect(read.sent_at).not.toBeNull()
       // A second message's own event, delivered after the first's: a positive signal that nothing more is coming.
       const second = (await send()).body
-      await postWebhook(server, status(channel.phone_number_id, second.id, "sent", second.created_at))
+      await postWebhook(stage.server, status(channel.phone_number_id, second.id, "sent", second.created_at))
       const requests = await endpoint.waitFor(2, 10_000)
       const events = requests.map((r) => JSON.parse(r.body))
       expect(events.map((e) => [e.type, e.data.id, e.data.status])).toEqual([
@@ -270,10 +239,10 @@ for (const [name, wiring] of wirings) {
     })
 
     it("records a message WhatsApp delivers three times, twice at once, once, with one message.received", async () => {
-      const channel = (await makeConversation(server, account.ownerKey)).channel
-      const endpoint = receiver.endpoint("/received")
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const channel = (await makeConversation(stage.server, stage.account.ownerKey)).channel
+      const endpoint = stage.receiver.endpoint("/received")
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["message.received"] }
       })
       endpoint.setSecret(registered.body.secret)
@@ -288,20 +257,25 @@ for (const [name, wiring] of wirings) {
           timestamp: new Date(channel.created_at as string)
         })
       const thrice = payload("only once")
-      await Promise.all([postWebhook(server, thrice), postWebhook(server, thrice)])
-      await postWebhook(server, thrice)
-      await postWebhook(server, payload("the sentinel"))
+      await Promise.all([postWebhook(stage.server, thrice), postWebhook(stage.server, thrice)])
+      await postWebhook(stage.server, thrice)
+      await postWebhook(stage.server, payload("the sentinel"))
       const requests = await endpoint.waitFor(2, 10_000)
       expect(requests.map((r) => JSON.parse(r.body).data.text).sort()).toEqual(["only once", "the sentinel"])
     })
 
     it("stores a batch of messages as WhatsApp posts it: new and known senders, a wamid twice in it, in order", async () => {
       const known = nextWaId()
-      const { channel, conversation } = await makeConversation(server, account.ownerKey, "Hello there", known)
+      const { channel, conversation } = await makeConversation(
+        stage.server,
+        stage.account.ownerKey,
+        "Hello there",
+        known
+      )
       const newcomer = nextWaId()
-      const endpoint = receiver.endpoint("/batch-in")
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const endpoint = stage.receiver.endpoint("/batch-in")
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["message.received", "lead.created"] }
       })
       endpoint.setSecret(registered.body.secret)
@@ -320,7 +294,7 @@ for (const [name, wiring] of wirings) {
         item(newcomer, `wamid.${crypto.randomUUID()}`, "second of the newcomer", 3),
         item(known, repeated, "from a known customer", 2)
       ])
-      expect((await postWebhook(server, raw)).status).toBe(200)
+      expect((await postWebhook(stage.server, raw)).status).toBe(200)
       const events = (await endpoint.waitFor(4, 10_000)).map((r) => JSON.parse(r.body))
       // One lead for the newcomer, before the three messages, which keep the batch's order.
       expect(events.map((e) => [e.type, e.data.text ?? e.data.name])).toEqual([
@@ -329,8 +303,8 @@ for (const [name, wiring] of wirings) {
         ["message.received", "from a known customer"],
         ["message.received", "second of the newcomer"]
       ])
-      const threads = await call(server, "GET", `/api/v1/conversations?channel_id=${channel.id}`, {
-        auth: account.ownerKey
+      const threads = await call(stage.server, "GET", `/api/v1/conversations?channel_id=${channel.id}`, {
+        auth: stage.account.ownerKey
       })
       expect(threads.body.conversations.map((c: { contact_wa_id: string }) => c.contact_wa_id).sort()).toEqual(
         [known, newcomer].sort()
@@ -338,8 +312,8 @@ for (const [name, wiring] of wirings) {
       const newThread = threads.body.conversations.find((c: { contact_wa_id: string }) => c.contact_wa_id === newcomer)
       // The window runs from the newcomer's latest message (WhatsApp's time), not the first.
       expect(newThread.last_inbound_at).toBe(new Date(Math.floor(at / 1000) * 1000 + 3000).toISOString())
-      const knownThread = await call(server, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
-        auth: account.ownerKey
+      const knownThread = await call(stage.server, "GET", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: stage.account.ownerKey
       })
       expect(knownThread.body.messages.map((m: { text: string }) => m.text)).toEqual([
         "from a known customer",
@@ -348,17 +322,17 @@ for (const [name, wiring] of wirings) {
     })
 
     it("merges a batch of statuses: two for one message in order, one per other message, an unknown one skipped", async () => {
-      const { conversation, channel } = await makeConversation(server, account.ownerKey)
-      const endpoint = receiver.endpoint("/batch-statuses")
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const { conversation, channel } = await makeConversation(stage.server, stage.account.ownerKey)
+      const endpoint = stage.receiver.endpoint("/batch-statuses")
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["message.sent", "message.status_changed"] }
       })
       endpoint.setSecret(registered.body.secret)
       const send = async () =>
         (
-          await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
-            auth: account.ownerKey,
+          await call(stage.server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+            auth: stage.account.ownerKey,
             json: TEMPLATE_SEND
           })
         ).body
@@ -376,7 +350,7 @@ for (const [name, wiring] of wirings) {
         { ...entry("msg_not_ours", "read"), callbackData: null },
         entry(a.id, "read")
       ])
-      expect((await postWebhook(server, raw)).status).toBe(200)
+      expect((await postWebhook(stage.server, raw)).status).toBe(200)
       const events = (await endpoint.waitFor(3, 10_000)).map((r) => JSON.parse(r.body))
       expect(events.map((e) => [e.type, e.data.id, e.data.status])).toEqual([
         ["message.sent", a.id, "sent"],
@@ -387,7 +361,9 @@ for (const [name, wiring] of wirings) {
         [a, "read"],
         [b, "delivered"]
       ] as const) {
-        const read = (await call(server, "GET", `/api/v1/messages/${message.id}`, { auth: account.ownerKey })).body
+        const read = (
+          await call(stage.server, "GET", `/api/v1/messages/${message.id}`, { auth: stage.account.ownerKey })
+        ).body
         expect(read).toMatchObject({ status: final, external_id: `wamid.BATCH${message.id}` })
       }
     })

@@ -1,58 +1,36 @@
 import { Effect } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as Client from "@leadline/http-adapter/Client"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createProduct, readProduct } from "../src/catalogue/CatalogueResource.ts"
-import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import { listAll } from "../src/internal/wire.ts"
 import { createLead } from "../src/leads/LeadsResource.ts"
-import * as MockReceiver from "../src/MockReceiver.ts"
 import { createOrder, readOrder } from "../src/orders/OrdersResource.ts"
-import * as TestServer from "../src/TestServer.ts"
-import { wirings } from "../src/Wirings.ts"
+import * as Wirings from "../src/Wirings.ts"
 
 /**
  * Orders end to end on each wiring (CONTRACT-COMMERCE-AI §3): their events reach a receiver on a
  * real socket, signed, once each, with `previous_attributes`; stock holds under 50 racing orders;
  * `If-Match` lets one of two racing changes through; the typed client places and moves one.
  */
-for (const [name, wiring] of wirings) {
+for (const [name, wiring] of Wirings.wirings) {
   describe(`orders ${name}`, () => {
-    let server: TestServer.Running
-    let receiver: MockReceiver.MockReceiver
-    let account: AccountFixture
-    let dispose: () => Promise<void>
-
-    beforeAll(async () => {
-      const made = await wiring()
-      dispose = made.dispose
-      server = await TestServer.start({
-        app: made.app,
-        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
-      })
-      receiver = await MockReceiver.start()
-      account = await makeAccount(server)
-    })
-    afterAll(async () => {
-      await receiver?.close()
-      await server?.close()
-      await dispose?.()
-    })
+    const stage = Wirings.stage(wiring)
 
     const patch = (id: string, json: unknown, headers: Record<string, string> = {}) =>
-      call(server, "PATCH", `/api/v1/orders/${id}`, { auth: account.ownerKey, json, headers })
+      call(stage.server, "PATCH", `/api/v1/orders/${id}`, { auth: stage.account.ownerKey, json, headers })
 
     it("delivers order.created and one order.status_changed per move, signed, with the old values of what changed", async () => {
-      const endpoint = receiver.endpoint(`/orders-${name.replace(" ", "-")}`)
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const endpoint = stage.receiver.endpoint(`/orders-${name.replace(" ", "-")}`)
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["order.created", "order.status_changed"] }
       })
       endpoint.setSecret(registered.body.secret)
-      const lead = await createLead(server, account.ownerKey)
-      const product = await createProduct(server, account.ownerKey, { stock: null })
-      const created = await createOrder(server, account.ownerKey, {
+      const lead = await createLead(stage.server, stage.account.ownerKey)
+      const product = await createProduct(stage.server, stage.account.ownerKey, { stock: null })
+      const created = await createOrder(stage.server, stage.account.ownerKey, {
         lead_id: lead.id,
         items: [{ product_id: product.id, quantity: 2 }]
       })
@@ -90,12 +68,12 @@ for (const [name, wiring] of wirings) {
     })
 
     it("creates exactly 10 of 50 racing orders for a product with stock 10; a cancel gives its units back", async () => {
-      const lead = await createLead(server, account.ownerKey)
-      const product = await createProduct(server, account.ownerKey, { stock: 10 })
+      const lead = await createLead(stage.server, stage.account.ownerKey)
+      const product = await createProduct(stage.server, stage.account.ownerKey, { stock: 10 })
       const replies = await Promise.all(
         Array.from({ length: 50 }, () =>
-          call(server, "POST", "/api/v1/orders", {
-            auth: account.ownerKey,
+          call(stage.server, "POST", "/api/v1/orders", {
+            auth: stage.account.ownerKey,
             json: { lead_id: lead.id, items: [{ product_id: product.id, quantity: 1 }] }
           })
         )
@@ -109,21 +87,24 @@ for (const [name, wiring] of wirings) {
           code: "insufficient_stock"
         })
       }
-      expect(await readProduct(server, account.ownerKey, product.id)).toMatchObject({ stock: 0, version: 11 })
-      const orders = await listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${lead.id}`, "orders")
+      expect(await readProduct(stage.server, stage.account.ownerKey, product.id)).toMatchObject({
+        stock: 0,
+        version: 11
+      })
+      const orders = await listAll(stage.server, stage.account.ownerKey, `/api/v1/orders?lead_id=${lead.id}`, "orders")
       expect(orders).toHaveLength(10)
       const cancelled = await patch(orders[0].id, { status: "cancelled" })
       expect([cancelled.status, cancelled.body.status]).toEqual([200, "cancelled"])
-      expect((await readProduct(server, account.ownerKey, product.id)).stock).toBe(1)
+      expect((await readProduct(stage.server, stage.account.ownerKey, product.id)).stock).toBe(1)
     })
 
     it("keeps no answer for a refusal for want of stock: the same Idempotency-Key tries again once stock is back", async () => {
-      const lead = await createLead(server, account.ownerKey)
-      const product = await createProduct(server, account.ownerKey, { stock: 1 })
+      const lead = await createLead(stage.server, stage.account.ownerKey)
+      const product = await createProduct(stage.server, stage.account.ownerKey, { stock: 1 })
       const note = `retry-${crypto.randomUUID()}`
       const order = () =>
-        call(server, "POST", "/api/v1/orders", {
-          auth: account.ownerKey,
+        call(stage.server, "POST", "/api/v1/orders", {
+          auth: stage.account.ownerKey,
           headers: { "idempotency-key": note },
           json: { lead_id: lead.id, note, items: [{ product_id: product.id, quantity: 2 }] }
         })
@@ -134,9 +115,11 @@ for (const [name, wiring] of wirings) {
         null
       ])
       // The refused order's own writes (its row, its event) rolled back with it.
-      expect(await listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${lead.id}`, "orders")).toEqual([])
-      const restocked = await call(server, "PATCH", `/api/v1/catalogue/products/${product.id}`, {
-        auth: account.ownerKey,
+      expect(
+        await listAll(stage.server, stage.account.ownerKey, `/api/v1/orders?lead_id=${lead.id}`, "orders")
+      ).toEqual([])
+      const restocked = await call(stage.server, "PATCH", `/api/v1/catalogue/products/${product.id}`, {
+        auth: stage.account.ownerKey,
         json: { stock: 5 }
       })
       expect(restocked.status).toBe(200)
@@ -148,12 +131,12 @@ for (const [name, wiring] of wirings) {
         "true",
         placed.body
       ])
-      expect((await readProduct(server, account.ownerKey, product.id)).stock).toBe(3)
+      expect((await readProduct(stage.server, stage.account.ownerKey, product.id)).stock).toBe(3)
     })
 
     it("lets one of two changes with the same If-Match through: the other is 412 and changes nothing", async () => {
-      const lead = await createLead(server, account.ownerKey)
-      const order = await createOrder(server, account.ownerKey, {
+      const lead = await createLead(stage.server, stage.account.ownerKey)
+      const order = await createOrder(stage.server, stage.account.ownerKey, {
         lead_id: lead.id,
         currency: "EUR",
         items: [{ name: "Repair", unit_amount: 5000, quantity: 1 }]
@@ -170,14 +153,18 @@ for (const [name, wiring] of wirings) {
         error: 'If-Match does not match the current version (ETag "2")',
         code: "precondition_failed"
       })
-      expect(await readOrder(server, account.ownerKey, order.id)).toEqual(winner.body)
+      expect(await readOrder(stage.server, stage.account.ownerKey, order.id)).toEqual(winner.body)
     })
 
     it("places and moves an order through the generated client; an illegal move is a typed failure", async () => {
-      const lead = await createLead(server, account.ownerKey)
-      const product = await createProduct(server, account.ownerKey, { currency: "jpy", unit_amount: 1500, stock: 3 })
+      const lead = await createLead(stage.server, stage.account.ownerKey)
+      const product = await createProduct(stage.server, stage.account.ownerKey, {
+        currency: "jpy",
+        unit_amount: 1500,
+        stock: 3
+      })
       const result = await Effect.runPromise(
-        Client.make({ baseUrl: server.baseUrl, apiKey: account.ownerKey }).pipe(
+        Client.make({ baseUrl: stage.server.baseUrl, apiKey: stage.account.ownerKey }).pipe(
           Effect.flatMap((client) =>
             Effect.gen(function* () {
               const placed = yield* client.orders.create({

@@ -1,48 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
 import { createProduct, nextSku, readProduct } from "../src/catalogue/CatalogueResource.ts"
 import { makeConversation, postWebhook } from "../src/conversations/ConversationsResource.ts"
-import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import { listAll, until } from "../src/internal/wire.ts"
-import * as MockReceiver from "../src/MockReceiver.ts"
-import * as TestServer from "../src/TestServer.ts"
-import { wirings } from "../src/Wirings.ts"
+import * as Wirings from "../src/Wirings.ts"
 
 /**
  * Orders placed in WhatsApp (CONTRACT-COMMERCE-AI §3, "WhatsApp mapping"): a customer's cart
  * arrives as an `order` message on the real inbound route, signed as Meta signs it, and becomes
  * one order however often Meta delivers it.
  */
-for (const [name, wiring] of wirings) {
+for (const [name, wiring] of Wirings.wirings) {
   describe(`WhatsApp orders ${name}`, () => {
-    let server: TestServer.Running
-    let receiver: MockReceiver.MockReceiver
-    let account: AccountFixture
-    let dispose: () => Promise<void>
-
-    beforeAll(async () => {
-      const made = await wiring()
-      dispose = made.dispose
-      server = await TestServer.start({
-        app: made.app,
-        webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "200 millis" } }
-      })
-      receiver = await MockReceiver.start()
-      account = await makeAccount(server)
-    })
-    afterAll(async () => {
-      await receiver?.close()
-      await server?.close()
-      await dispose?.()
-    })
+    const stage = Wirings.stage(wiring)
 
     it("places one order for a cart Meta delivers three times, two at once: lines matched by SKU, unknown ones custom at the message's price", async () => {
-      const { channel, from, conversation } = await makeConversation(server, account.ownerKey)
-      const pao = await createProduct(server, account.ownerKey, { unit_amount: 1290, currency: "BRL", stock: 10 })
-      const endpoint = receiver.endpoint(`/wa-orders-${name.replace(" ", "-")}`)
-      const registered = await call(server, "POST", "/api/webhooks/endpoints", {
-        auth: account.ownerKey,
+      const { channel, from, conversation } = await makeConversation(stage.server, stage.account.ownerKey)
+      const pao = await createProduct(stage.server, stage.account.ownerKey, {
+        unit_amount: 1290,
+        currency: "BRL",
+        stock: 10
+      })
+      const endpoint = stage.receiver.endpoint(`/wa-orders-${name.replace(" ", "-")}`)
+      const registered = await call(stage.server, "POST", "/api/webhooks/endpoints", {
+        auth: stage.account.ownerKey,
         json: { url: endpoint.url, events: ["order.created"] }
       })
       endpoint.setSecret(registered.body.secret)
@@ -62,11 +44,16 @@ for (const [name, wiring] of wirings) {
           { product_retailer_id: "NOT-IN-CATALOGUE", quantity: 1, item_price: 7.99, currency: "BRL" }
         ]
       })
-      const replies = await Promise.all([postWebhook(server, raw), postWebhook(server, raw)])
-      replies.push(await postWebhook(server, raw))
+      const replies = await Promise.all([postWebhook(stage.server, raw), postWebhook(stage.server, raw)])
+      replies.push(await postWebhook(stage.server, raw))
       expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200])
 
-      const orders = await listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${conversation.lead_id}`, "orders")
+      const orders = await listAll(
+        stage.server,
+        stage.account.ownerKey,
+        `/api/v1/orders?lead_id=${conversation.lead_id}`,
+        "orders"
+      )
       expect(orders).toHaveLength(1)
       expect(orders[0]).toMatchObject({
         lead_id: conversation.lead_id,
@@ -83,7 +70,7 @@ for (const [name, wiring] of wirings) {
           { product_id: null, sku: null, name: "NOT-IN-CATALOGUE", unit_amount: 799, quantity: 1, amount_total: 799 }
         ]
       })
-      expect((await readProduct(server, account.ownerKey, pao.id)).stock).toBe(8)
+      expect((await readProduct(stage.server, stage.account.ownerKey, pao.id)).stock).toBe(8)
       const delivered = await endpoint.waitFor(1, 10_000)
       // A moment for a second delivery that must not come.
       await new Promise((resolve) => setTimeout(resolve, 500))
@@ -95,8 +82,8 @@ for (const [name, wiring] of wirings) {
     })
 
     it("keeps a cart whose product ran out: its items become custom lines, nothing is taken, the metadata names them", async () => {
-      const { channel, from, conversation } = await makeConversation(server, account.ownerKey)
-      const scarce = await createProduct(server, account.ownerKey, {
+      const { channel, from, conversation } = await makeConversation(stage.server, stage.account.ownerKey)
+      const scarce = await createProduct(stage.server, stage.account.ownerKey, {
         sku: nextSku(),
         currency: "EUR",
         unit_amount: 500,
@@ -104,7 +91,7 @@ for (const [name, wiring] of wirings) {
       })
       const wamid = `wamid.${crypto.randomUUID()}`
       const reply = await postWebhook(
-        server,
+        stage.server,
         MetaWebhook.inboundOrderPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "16505551111",
@@ -118,7 +105,7 @@ for (const [name, wiring] of wirings) {
       )
       expect(reply.status).toBe(200)
       const orders = await until(
-        () => listAll(server, account.ownerKey, `/api/v1/orders?lead_id=${conversation.lead_id}`, "orders"),
+        () => listAll(stage.server, stage.account.ownerKey, `/api/v1/orders?lead_id=${conversation.lead_id}`, "orders"),
         (list) => list.length === 1
       )
       expect(orders[0]).toMatchObject({
@@ -126,14 +113,14 @@ for (const [name, wiring] of wirings) {
         items: [{ product_id: null, sku: null, name: scarce.name, unit_amount: 500, quantity: 3, amount_total: 1500 }],
         metadata: { whatsapp_unstocked_skus: [scarce.sku] }
       })
-      expect((await readProduct(server, account.ownerKey, scarce.id)).stock).toBe(1)
+      expect((await readProduct(stage.server, stage.account.ownerKey, scarce.id)).stock).toBe(1)
       // Cancelling gives back nothing it did not take.
-      const cancelled = await call(server, "PATCH", `/api/v1/orders/${orders[0].id}`, {
-        auth: account.ownerKey,
+      const cancelled = await call(stage.server, "PATCH", `/api/v1/orders/${orders[0].id}`, {
+        auth: stage.account.ownerKey,
         json: { status: "cancelled" }
       })
       expect(cancelled.status, cancelled.text).toBe(200)
-      expect((await readProduct(server, account.ownerKey, scarce.id)).stock).toBe(1)
+      expect((await readProduct(stage.server, stage.account.ownerKey, scarce.id)).stock).toBe(1)
     })
   })
 }

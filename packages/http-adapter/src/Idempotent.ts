@@ -51,17 +51,24 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string => {
   }
 }
 
-const store = (response: HttpServerResponse.HttpServerResponse): StoredResponse => ({
-  status: response.status,
-  contentType: ("contentType" in response.body ? response.body.contentType : undefined) ?? "application/json",
-  body: bodyText(response)
-})
+const store = (response: HttpServerResponse.HttpServerResponse): StoredResponse => {
+  const etag = response.headers.etag
+  return {
+    status: response.status,
+    contentType: ("contentType" in response.body ? response.body.contentType : undefined) ?? "application/json",
+    body: bodyText(response),
+    ...(etag === undefined ? {} : { etag })
+  }
+}
 
 const replay = (stored: StoredResponse) =>
   HttpServerResponse.text(stored.body, {
     status: stored.status,
     contentType: stored.contentType,
-    headers: { "idempotent-replayed": "true" }
+    headers: {
+      "idempotent-replayed": "true",
+      ...(stored.etag === undefined ? {} : { etag: stored.etag })
+    }
   })
 
 export const layer = Layer.effect(

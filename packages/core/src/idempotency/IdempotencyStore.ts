@@ -5,6 +5,8 @@ export interface StoredResponse {
   readonly status: number
   readonly contentType: string
   readonly body: string
+  /** The `ETag` it went out with, when it named a version (a versioned resource's create). */
+  readonly etag?: string
 }
 
 export type Reservation =

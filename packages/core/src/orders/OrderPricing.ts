@@ -13,7 +13,7 @@ export interface Priced {
   readonly amount_shipping: number
   readonly amount_discount: number
   readonly amount_total: number
-  /** What the order takes from each product (the lock and stock check are the store's). */
+  /** What the order takes from each product tracked when read (the lock and stock check are the store's). */
   readonly moves: ReadonlyArray<StockMove>
 }
 
@@ -65,7 +65,9 @@ export const price = (input: Input, products: ReadonlyArray<Product>): Effect.Ef
         quantity: line.quantity,
         amount_total: product.unit_amount * line.quantity
       })
-      moves.push({ productId: product.id, quantity: line.quantity })
+      // Only a product tracked as read takes stock: one that starts being tracked after the read is
+      // ordered as if just before, and an order of untracked products locks and writes no product.
+      if (product.stock !== null) moves.push({ productId: product.id, quantity: line.quantity })
     }
     if (currency === undefined) {
       return Effect.fail(invalidField("currency", "is required when every line is a custom line"))

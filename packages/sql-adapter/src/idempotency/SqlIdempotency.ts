@@ -20,7 +20,7 @@ export const layer = Layer.effect(
               INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, expires_at)
               VALUES (${ref.accountId}::uuid, ${ref.key}, ${fingerprint}, ${at(now)}::timestamptz, ${at(expiresAt)}::timestamptz)
               ON CONFLICT (account_id, key) DO UPDATE SET
-                fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, body = NULL,
+                fingerprint = EXCLUDED.fingerprint, status = NULL, content_type = NULL, body = NULL, etag = NULL,
                 created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
               WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
               RETURNING key`
@@ -30,7 +30,8 @@ export const layer = Layer.effect(
               status: number | null
               content_type: string | null
               body: string | null
-            }>`SELECT fingerprint, status, content_type, body FROM idempotency_keys
+              etag: string | null
+            }>`SELECT fingerprint, status, content_type, body, etag FROM idempotency_keys
                WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
             if (row === undefined || row.status === null) {
               return { _tag: "InProgress", fingerprint: row?.fingerprint ?? fingerprint } satisfies Reservation
@@ -41,7 +42,8 @@ export const layer = Layer.effect(
               response: {
                 status: row.status,
                 contentType: row.content_type ?? "application/json",
-                body: row.body ?? ""
+                body: row.body ?? "",
+                ...(row.etag === null ? {} : { etag: row.etag })
               }
             } satisfies Reservation
           })
@@ -49,7 +51,7 @@ export const layer = Layer.effect(
       complete: (ref, response) =>
         orDie(
           sql`UPDATE idempotency_keys SET status = ${response.status}::int, content_type = ${response.contentType},
-                body = ${response.body}
+                body = ${response.body}, etag = ${response.etag ?? null}
               WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
         ).pipe(Effect.asVoid),
       release: (ref) =>

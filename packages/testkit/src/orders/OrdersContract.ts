@@ -306,6 +306,8 @@ export const contract = (context: ContractContext) => {
       const again = await post(body, owner(), { "idempotency-key": key })
       expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"])
       expect(again.body).toEqual(first.body)
+      // The replay carries the ETag too, so a retried create can be followed by a PATCH with If-Match.
+      expect([first.headers.get("etag"), again.headers.get("etag")]).toEqual(['"1"', '"1"'])
       expect((await readProduct(context.target, owner(), product.id)).stock).toBe(3)
     })
 

@@ -101,6 +101,20 @@ export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()
   current: Schema.Number
 }) {}
 
+/**
+ * The language-model provider answered with an error or with output that cannot be used
+ * (CONTRACT-COMMERCE-AI §1: 502 `ai_provider_error`). `message` is for the log, never the wire:
+ * a provider's body may echo the prompt or the key.
+ */
+export class AiProviderError extends Schema.TaggedError<AiProviderError>()("AiProviderError", {
+  message: Schema.String
+}) {}
+
+/** The provider did not answer within the configured time (504 `ai_provider_timeout`). */
+export class AiProviderTimeout extends Schema.TaggedError<AiProviderTimeout>()("AiProviderTimeout", {
+  timeoutMs: Schema.Number
+}) {}
+
 export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
 
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
@@ -117,7 +131,9 @@ const DOMAIN_ERRORS = [
   LimitReached,
   InvalidTransition,
   InsufficientStock,
-  PreconditionFailed
+  PreconditionFailed,
+  AiProviderError,
+  AiProviderTimeout
 ] as const
 
 /** Whether a failure is one of the domain errors above (by class, not by tag: wire errors reuse some tags). */
@@ -136,6 +152,8 @@ export type DomainError =
   | InvalidTransition
   | InsufficientStock
   | PreconditionFailed
+  | AiProviderError
+  | AiProviderTimeout
 
 /**
  * A store could not be reached (the database is down or the network to it is

@@ -5,7 +5,7 @@ export const MAX_LIMIT = 100
 
 // Query values arrive as strings; only plain decimal integers are accepted, so
 // "1.5", "1e2", " 5" and "abc" are refused rather than coerced.
-const IntegerString = Schema.String.check(
+export const IntegerString = Schema.String.check(
   Schema.isPattern(/^-?\d{1,15}$/, { expected: "an integer", message: "Expected an integer" })
 ).pipe(Schema.decodeTo(Schema.Int, { decode: SchemaGetter.Number(), encode: SchemaGetter.String() }))
 

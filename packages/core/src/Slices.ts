@@ -1,9 +1,11 @@
+import * as AgentsSlice from "./agents/AgentsSlice.ts"
+import * as AiSlice from "./ai/AiSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
-import * as Provisional from "./events/Provisional.ts"
+import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
 
@@ -22,7 +24,9 @@ export const all = [
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,
-  Provisional.slice
+  KnowledgeSlice.slice,
+  AgentsSlice.slice,
+  AiSlice.slice
 ] as const
 
 export type All = typeof all

@@ -3,7 +3,7 @@ import { Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../src/auth/Principal.ts"
 import * as Event from "../src/EventCatalog.ts"
 import * as CampaignEvents from "../src/campaigns/CampaignEvents.ts"
-import * as Provisional from "../src/events/Provisional.ts"
+import * as AgentEvents from "../src/agents/AgentEvents.ts"
 import * as LeadEvents from "../src/leads/LeadEvents.ts"
 import * as OrderEvents from "../src/orders/OrderEvents.ts"
 import * as Slices from "../src/Slices.ts"
@@ -52,14 +52,11 @@ describe("event data schemas", () => {
     assert.isFalse(decodes(Event.Envelope, envelope("lead.exploded", lead)))
   })
 
-  it("want an id on the provisional resources and keep fields they do not name; built ones want their whole object", () => {
-    // campaign.queued and the order events have left the provisional ones: they carry whole objects now.
+  it("want the whole object of their resource", () => {
     assert.isFalse(decodes(Event.Envelopes["campaign.queued"], envelope("campaign.queued", { id: "cmp_1" })))
     assert.isFalse(decodes(Event.Envelope, envelope("order.created", { id: "ord_1", status: "pending" })))
     for (const type of ["agent.config_changed", "knowledge.updated"] as const) {
-      assert.isTrue(decodes(Event.Envelopes[type], envelope(type, { id: "x_1", extra: true })), type)
-      assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { name: "no id" })), type)
-      assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { id: 7 })), type)
+      assert.isFalse(decodes(Event.Envelopes[type], envelope(type, { id: "x_1", extra: true })), type)
     }
   })
 })
@@ -141,7 +138,8 @@ describe("emit", () => {
       // @ts-expect-error order.created carries a whole Order
       emit(OrderEvents.created, { id: "ord_1", status: "pending" }),
       emit(LeadEvents.created, lead),
-      emit(Provisional.knowledgeUpdated, { id: "ks_1", status: "ready" }),
+      // @ts-expect-error agent.config_changed carries a whole Agent
+      emit(AgentEvents.configChanged, { id: "agt_1", enabled: true }),
       // @ts-expect-error campaign.queued carries a whole Campaign
       emit(CampaignEvents.queued, { id: "cmp_1" })
     ]

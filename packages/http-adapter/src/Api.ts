@@ -2,6 +2,9 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { CampaignsApi } from "./campaigns/CampaignsApi.ts"
 import { CatalogueApi } from "./catalogue/CatalogueApi.ts"
 import { OrdersApi } from "./orders/OrdersApi.ts"
+import { KnowledgeApi } from "./knowledge/KnowledgeApi.ts"
+import { AgentsApi } from "./agents/AgentsApi.ts"
+import { AiApi } from "./ai/AiApi.ts"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
@@ -20,6 +23,9 @@ export class Api extends HttpApi.make("leadline")
   .add(CampaignsApi)
   .add(CatalogueApi)
   .add(OrdersApi)
+  .add(KnowledgeApi)
+  .add(AgentsApi)
+  .add(AiApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

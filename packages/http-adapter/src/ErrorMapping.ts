@@ -38,7 +38,11 @@ export type WireOf<E> = E extends Errors.Unauthenticated
                       ? Wire.InsufficientStock
                       : E extends Errors.PreconditionFailed
                         ? Wire.PreconditionFailed
-                        : never
+                        : E extends Errors.AiProviderError
+                          ? Wire.AiProviderError
+                          : E extends Errors.AiProviderTimeout
+                            ? Wire.AiProviderTimeout
+                            : never
 
 export const fromDomain = <E extends DomainError>(error: E): WireOf<E> => map(error) as WireOf<E>
 
@@ -87,6 +91,11 @@ const map = (error: DomainError): Wire.WireError => {
       return new Wire.PreconditionFailed({
         error: `If-Match does not match the current version (ETag "${error.current}")`
       })
+    // The provider's own words stay in the log (they may echo the prompt): the caller gets a fixed text.
+    case "AiProviderError":
+      return new Wire.AiProviderError({ error: "The AI provider failed to answer" })
+    case "AiProviderTimeout":
+      return new Wire.AiProviderTimeout({ error: `The AI provider did not answer within ${error.timeoutMs} ms` })
   }
 }
 

@@ -25,16 +25,14 @@ const seconds = (duration: Duration.Duration) => String(Math.max(1, Math.ceil(Du
  * Counts a request of one API key against its fixed window, with Effect's
  * `RateLimiter` (in memory, or in Redis so that every server process shares the
  * count). A store that fails lets the request through: limits protect the
- * service, they should not take it down.
+ * service, they should not take it down. `scope` keeps each limit's count apart.
  */
-export const make = Effect.gen(function* () {
-  const settings = yield* Settings
-  const limiter = yield* Effect.serviceOption(RateLimiter.RateLimiter)
-  if (settings === undefined || Option.isNone(limiter)) return undefined
-  const window = Duration.fromInputUnsafe(settings.window)
-  const windowSeconds = Math.round(Duration.toMillis(window) / 1000)
-  return (keyId: string): Effect.Effect<Decision> =>
-    limiter.value.consume({ algorithm: "fixed-window", window, limit: settings.limit, key: `api-key:${keyId}` }).pipe(
+const decider =
+  (limiter: RateLimiter.RateLimiter, settings: RateLimitSettings, scope: string, what: string) =>
+  (keyId: string): Effect.Effect<Decision> => {
+    const window = Duration.fromInputUnsafe(settings.window)
+    const windowSeconds = Math.round(Duration.toMillis(window) / 1000)
+    return limiter.consume({ algorithm: "fixed-window", window, limit: settings.limit, key: `${scope}:${keyId}` }).pipe(
       Effect.map(
         (result): Decision => ({
           _tag: "Allowed",
@@ -59,7 +57,7 @@ export const make = Effect.gen(function* () {
           response: HttpServerResponse.setHeaders(
             toResponse(
               new RateLimited({
-                error: `Rate limit exceeded: ${settings.limit} requests per ${windowSeconds} s for this API key`
+                error: `Rate limit exceeded: ${settings.limit} ${what} per ${windowSeconds} s for this API key`
               })
             ),
             {
@@ -72,6 +70,30 @@ export const make = Effect.gen(function* () {
         })
       })
     )
+  }
+
+export const make = Effect.gen(function* () {
+  const settings = yield* Settings
+  const limiter = yield* Effect.serviceOption(RateLimiter.RateLimiter)
+  if (settings === undefined || Option.isNone(limiter)) return undefined
+  return decider(limiter.value, settings, "api-key", "requests")
+})
+
+/**
+ * The AI simulation's own per-key limit (CONTRACT-COMMERCE-AI §6: 30 a minute unless set), on
+ * since each call may cost money: counted in the shared store when there is one, else in memory.
+ */
+export const SimulationSettings = Context.Reference<RateLimitSettings>("leadline/SimulationRateLimit", {
+  defaultValue: () => ({ limit: 30, window: "1 minute" })
+})
+
+export const makeSimulation = Effect.gen(function* () {
+  const settings = yield* SimulationSettings
+  const shared = yield* Effect.serviceOption(RateLimiter.RateLimiter)
+  const limiter = Option.isSome(shared)
+    ? shared.value
+    : yield* RateLimiter.make.pipe(Effect.provide(RateLimiter.layerStoreMemory))
+  return decider(limiter, settings, "ai-simulate", "simulations")
 })
 
 /** Limits in this process's memory: right for one server process. */

@@ -10,6 +10,9 @@ import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
+import * as KnowledgeHandlers from "./knowledge/KnowledgeHandlers.ts"
+import * as AgentsHandlers from "./agents/AgentsHandlers.ts"
+import * as AiHandlers from "./ai/AiHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
@@ -41,6 +44,9 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     CampaignsHandlers.layer,
     CatalogueHandlers.layer,
     OrdersHandlers.layer,
+    KnowledgeHandlers.layer,
+    AgentsHandlers.layer,
+    AiHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])

@@ -128,6 +128,28 @@ export class PreconditionFailed extends Schema.Error<PreconditionFailed>("Precon
   }
 }
 
+export class AiProviderError extends Schema.Error<AiProviderError>("AiProviderError")(
+  { error: Schema.String, code: Schema.tag("ai_provider_error") },
+  {
+    httpApiStatus: 502,
+    description:
+      "The configured model provider answered with an error or unusable output; the details are in the server's log."
+  }
+) {
+  get _tag() {
+    return "AiProviderError" as const
+  }
+}
+
+export class AiProviderTimeout extends Schema.Error<AiProviderTimeout>("AiProviderTimeout")(
+  { error: Schema.String, code: Schema.tag("ai_provider_timeout") },
+  { httpApiStatus: 504, description: "The model provider did not answer within `LEADLINE_AI_TIMEOUT_MS`." }
+) {
+  get _tag() {
+    return "AiProviderTimeout" as const
+  }
+}
+
 export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
   { error: Schema.String, code: Schema.tag("payload_too_large") },
   { httpApiStatus: 413, description: "The body is over the size limit." }
@@ -197,6 +219,8 @@ export type WireError =
   | InvalidTransition
   | InsufficientStock
   | PreconditionFailed
+  | AiProviderError
+  | AiProviderTimeout
   | PayloadTooLarge
   | UnsupportedMediaType
   | IdempotencyKeyReused
@@ -216,6 +240,8 @@ const STATUS: Record<WireError["_tag"], number> = {
   InvalidTransition: 409,
   InsufficientStock: 409,
   PreconditionFailed: 412,
+  AiProviderError: 502,
+  AiProviderTimeout: 504,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   IdempotencyKeyReused: 422,

@@ -1,11 +1,13 @@
 import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
+import * as MemoryAgents from "./agents/MemoryAgents.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
 import * as MemoryCampaigns from "./campaigns/MemoryCampaigns.ts"
 import * as MemoryProducts from "./catalogue/MemoryProducts.ts"
 import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
+import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
@@ -31,7 +33,9 @@ export const all = [
   MemoryMessageUsage.layer,
   MemoryCampaigns.layer,
   MemoryProducts.layer,
-  MemoryOrders.layer
+  MemoryOrders.layer,
+  MemoryKnowledge.layer,
+  MemoryAgents.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -1,10 +1,12 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
+import * as AgentsSlice from "./agents/AgentsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
+import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
@@ -28,5 +30,7 @@ export const all = [
   UsageSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
-  OrdersSlice.slice
+  OrdersSlice.slice,
+  KnowledgeSlice.slice,
+  AgentsSlice.slice
 ] as const

@@ -46,6 +46,8 @@ export interface Route {
   readonly succeeds: number
   /** Set on a route that addresses one thing: the request aimed at the thing with that id. */
   readonly addresses?: ((id: string) => Addressed) | undefined
+  /** Set on a read whose query is required (a search): the query its probes send, `q=delivery`. */
+  readonly query?: string | undefined
   /** Set on a list route: the field of its answer that holds the items (paged with `limit` and `offset`). */
   readonly lists?: string | undefined
   /** A fresh request, against things of `account` made with its owner key, that gets `succeeds`. */
@@ -163,6 +165,12 @@ export const allows = (needs: Needs, scopes: ReadonlyArray<string>): boolean =>
 /** What a 403 names for a route: its narrowest scope, or "full access". */
 export const requirement = (needs: Exclude<Needs, "any key" | "admin token">): string =>
   needs === "full access" ? "full access" : needs[0]
+
+/** The read a probe sends to a GET that addresses nothing: its required query, and its largest page if it lists. */
+export const probePath = (route: Route): string => {
+  const path = route.query === undefined ? route.path : `${route.path}?${route.query}`
+  return route.lists === undefined ? path : `${path}${path.includes("?") ? "&" : "?"}limit=100`
+}
 
 /** Routes an API key may reach, as opposed to the operator's. */
 export const isApiRoute = (route: Route): boolean => route.needs !== "admin token"

@@ -1,4 +1,5 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
+import * as AgentsSlice from "./agents/AgentsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
@@ -7,6 +8,7 @@ import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
+import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import type * as Resource from "./Resource.ts"
@@ -29,6 +31,8 @@ export const slices = [
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,
+  KnowledgeSlice.slice,
+  AgentsSlice.slice,
   AdminSlice.slice
 ] as const
 

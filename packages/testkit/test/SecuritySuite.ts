@@ -151,8 +151,8 @@ export const securitySuite = (wiring: Wiring) =>
     const ADMIN_ROUTES = ALL_ROUTES.filter((route) => !Resource.isApiRoute(route))
     const routeName = Resource.routeName
     /** The GET routes an API key reaches that address nothing: they read the caller's own account. */
-    const READS = API_ROUTES.filter((route) => route.method === "GET" && route.addresses === undefined).map((route) =>
-      route.lists === undefined ? route.path : `${route.path}?limit=100`
+    const READS = API_ROUTES.filter((route) => route.method === "GET" && route.addresses === undefined).map(
+      Resource.probePath
     )
 
     const send = (route: Resource.Route, request: Resource.RouteRequest, auth: string | undefined) =>

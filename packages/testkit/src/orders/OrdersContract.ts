@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { createProduct, readProduct } from "../catalogue/CatalogueResource.ts"
 import { makeKey } from "../Fixtures.ts"
 import { call } from "../Http.ts"
-import { forbidden, listAll, NO_SUCH_ROUTE, notFound } from "../internal/wire.ts"
+import { forbidden, listAll, NO_SUCH_ROUTE, notFound, sleep } from "../internal/wire.ts"
 import { createLead } from "../leads/LeadsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { createOrder, ORDER_KEYS, readOrder } from "./OrdersResource.ts"
@@ -281,8 +281,11 @@ export const contract = (context: ContractContext) => {
         listAll(context.target, ordersRead, `/api/v1/orders?lead_id=${lead}${query}`, "orders").then((orders) =>
           orders.map((o) => o.id)
         )
+      // A millisecond apart at least: two orders of the same millisecond have no order between them.
       const first = await createOrder(context.target, owner(), custom({ lead_id: lead }))
+      await sleep(2)
       const second = await createOrder(context.target, owner(), custom({ lead_id: lead }))
+      await sleep(2)
       const third = await createOrder(context.target, owner(), custom({ lead_id: lead }))
       expect((await patch(second.id, { status: "confirmed", payment_status: "paid" })).status).toBe(200)
       expect(await mine("")).toEqual([third.id, second.id, first.id])

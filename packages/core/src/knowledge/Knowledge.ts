@@ -1,0 +1,250 @@
+import { Context, Effect, Layer } from "effect"
+import { forgetSource } from "../agents/Agents.ts"
+import { AgentsRepo } from "../agents/AgentsRepo.ts"
+import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
+import { Conflict, decodeInput, invalidField, type InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as Ids from "../Ids.ts"
+import * as Pagination from "../Pagination.ts"
+import { definedFields } from "../Patch.ts"
+import * as Tracing from "../Tracing.ts"
+import { Transactor } from "../Transactor.ts"
+import * as Versioned from "../Versioned.ts"
+import * as Chunking from "./Chunking.ts"
+import * as KnowledgeEvents from "./KnowledgeEvents.ts"
+import { KnowledgeRepo } from "./KnowledgeRepo.ts"
+import {
+  DEFAULT_LIMIT,
+  type SearchInput,
+  SearchInput as SearchInputSchema,
+  type SearchResults,
+  score
+} from "./Search.ts"
+import {
+  CreateSource,
+  type KnowledgeChunk,
+  type KnowledgeSource,
+  type KnowledgeSourceWithContent,
+  type Language,
+  type SourceFilter,
+  UpdateSource,
+  withoutContent
+} from "./Source.ts"
+
+type Needs = CurrentPrincipal
+
+/** Deployment settings for the knowledge base (CONTRACT-COMMERCE-AI §9); the contract's defaults. */
+export class KnowledgeSettings extends Context.Reference<{
+  /** `LEADLINE_KNOWLEDGE_LANGUAGE`: a source's language when its upload names none. */
+  readonly defaultLanguage: Language
+  /** `LEADLINE_KNOWLEDGE_MAX_SOURCES`: per account. */
+  readonly maxSources: number
+}>("core/KnowledgeSettings", { defaultValue: () => ({ defaultLanguage: "english", maxSources: 1000 }) }) {}
+
+const encoder = new TextEncoder()
+
+/** Hex SHA-256 with Web Crypto: the same in Node and in a browser, no Node module in core. */
+const sha256 = (text: string): Effect.Effect<string> =>
+  Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(text))).pipe(
+    Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
+  )
+
+/**
+ * The knowledge base (CONTRACT-COMMERCE-AI §4): text and markdown sources, chunked in the same
+ * transaction as their upload, searched with full-text search; `knowledge.updated` on every change.
+ */
+export class Knowledge extends Context.Service<
+  Knowledge,
+  {
+    readonly list: (
+      filter: SourceFilter,
+      page: Pagination.Page
+    ) => Effect.Effect<{ sources: ReadonlyArray<KnowledgeSource>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly get: (id: string) => Effect.Effect<KnowledgeSourceWithContent, PermissionDenied | NotFound, Needs>
+    readonly chunks: (
+      id: string,
+      page: Pagination.Page
+    ) => Effect.Effect<
+      { chunks: ReadonlyArray<KnowledgeChunk>; meta: Pagination.Meta },
+      PermissionDenied | NotFound,
+      Needs
+    >
+    readonly create: (
+      input: CreateSource
+    ) => Effect.Effect<KnowledgeSource, PermissionDenied | InvalidInput | Conflict, Needs>
+    readonly update: (
+      id: string,
+      input: UpdateSource
+    ) => Effect.Effect<KnowledgeSource, PermissionDenied | NotFound | InvalidInput, Needs>
+    readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
+    readonly search: (input: SearchInput) => Effect.Effect<SearchResults, PermissionDenied | InvalidInput, Needs>
+  }
+>()("core/Knowledge") {
+  static readonly layer: Layer.Layer<Knowledge, never, KnowledgeRepo | AgentsRepo | Transactor | Outbox> = Layer.effect(
+    Knowledge,
+    Effect.gen(function* () {
+      const repo = yield* KnowledgeRepo
+      const agents = yield* AgentsRepo
+      const transactor = yield* Transactor
+      const outbox = yield* Outbox
+      const withOutbox = Effect.provideService(Outbox, outbox)
+      const notFound = (id: string) => new NotFound({ resource: "knowledge source", id })
+      const decodeCreate = decodeInput(CreateSource, "knowledge source")
+      const decodeUpdate = decodeInput(UpdateSource, "knowledge source")
+      const decodeSearch = decodeInput(SearchInputSchema, "search")
+
+      const chunked = Effect.fnUntraced(function* (sourceId: string, kind: "text" | "markdown", content: string) {
+        const chunks: Array<KnowledgeChunk> = []
+        for (const piece of Chunking.chunk(content, kind)) {
+          chunks.push({ id: yield* Ids.make("kc"), source_id: sourceId, ...piece })
+        }
+        return chunks
+      })
+
+      const list = Effect.fnUntraced(function* (filter: SourceFilter, page: Pagination.Page) {
+        const principal = yield* authorize("knowledge.view")
+        const slice = yield* repo.list(principal.accountId, filter, page)
+        return { sources: slice.items, meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Knowledge.list"))
+
+      const get = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("knowledge.view")
+        return (yield* repo.find(principal.accountId, id)) ?? (yield* notFound(id))
+      }, Tracing.span("Knowledge.get"))
+
+      const chunks = Effect.fnUntraced(function* (id: string, page: Pagination.Page) {
+        const principal = yield* authorize("knowledge.view")
+        if ((yield* repo.find(principal.accountId, id)) === undefined) return yield* notFound(id)
+        const slice = yield* repo.chunks(principal.accountId, id, page)
+        return { chunks: slice.items, meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Knowledge.chunks"))
+
+      const create = Effect.fnUntraced(function* (raw: CreateSource) {
+        const principal = yield* authorize("knowledge.upload")
+        const input = yield* decodeCreate(raw)
+        const settings = yield* KnowledgeSettings
+        const now = yield* Ids.now
+        const id = yield* Ids.make("ks")
+        const chunks = yield* chunked(id, input.kind, input.content)
+        const source: KnowledgeSourceWithContent = {
+          id,
+          kind: input.kind,
+          title: input.title,
+          url: null,
+          language: input.language ?? settings.defaultLanguage,
+          status: "ready",
+          error: null,
+          char_count: input.content.length,
+          chunk_count: chunks.length,
+          content_sha256: yield* sha256(input.content),
+          embedding_status: "none",
+          created_at: now,
+          updated_at: now,
+          content: input.content
+        }
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            // Counted in the transaction that inserts: concurrent uploads at the limit may pass it by
+            // a few (no lock is worth it for a guard against runaway uploads, not a billed quantity).
+            if ((yield* repo.count(principal.accountId)) >= settings.maxSources) {
+              return yield* new Conflict({
+                message: `This account has reached its limit of ${settings.maxSources} knowledge sources`
+              })
+            }
+            yield* repo.insert(principal.accountId, source, chunks)
+            const shown = withoutContent(source)
+            yield* emit(KnowledgeEvents.updated, shown).pipe(withOutbox)
+            return shown
+          })
+        )
+      }, Tracing.span("Knowledge.create"))
+
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateSource) {
+        const principal = yield* authorize("knowledge.upload")
+        const input = yield* decodeUpdate(raw)
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const current = yield* repo.findForUpdate(principal.accountId, id)
+            if (current === undefined) return yield* notFound(id)
+            if (input.content !== undefined && current.kind === "url") {
+              return yield* invalidField("content", "a url source's content comes from its url")
+            }
+            const changes = definedFields(input)
+            const contentChanged = changes.content !== undefined && changes.content !== current.content
+            if (!contentChanged && (changes.title === undefined || changes.title === current.title)) {
+              return withoutContent(current)
+            }
+            const now = yield* Ids.now
+            const kind = current.kind === "url" ? "text" : current.kind
+            const chunks = contentChanged ? yield* chunked(id, kind, changes.content!) : undefined
+            const next: KnowledgeSourceWithContent = {
+              ...current,
+              ...changes,
+              ...(contentChanged
+                ? {
+                    char_count: changes.content!.length,
+                    chunk_count: chunks!.length,
+                    content_sha256: yield* sha256(changes.content!)
+                  }
+                : {}),
+              updated_at: now
+            }
+            yield* repo.update(principal.accountId, next, chunks)
+            const shown = withoutContent(next)
+            yield* emit(
+              KnowledgeEvents.updated,
+              shown,
+              Versioned.previousAttributes(withoutContent(current), shown)
+            ).pipe(withOutbox)
+            return shown
+          })
+        )
+      }, Tracing.span("Knowledge.update"))
+
+      const remove = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("knowledge.delete")
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const removed = yield* repo.remove(principal.accountId, id)
+            if (removed === undefined) return yield* notFound(id)
+            yield* emit(KnowledgeEvents.updated, { ...withoutContent(removed), deleted: true as const }).pipe(
+              withOutbox
+            )
+            yield* forgetSource(principal.accountId, id).pipe(withOutbox, Effect.provideService(AgentsRepo, agents))
+            return { id, deleted: true as const }
+          })
+        )
+      }, Tracing.span("Knowledge.remove"))
+
+      const search = Effect.fnUntraced(function* (raw: SearchInput) {
+        const principal = yield* authorize("knowledge.view")
+        const input = yield* decodeSearch(raw)
+        if (input.mode === "hybrid") {
+          return yield* invalidField("mode", "hybrid search needs embeddings, which are off on this server", "query")
+        }
+        const hits = yield* repo.search(principal.accountId, {
+          query: input.q,
+          limit: input.limit ?? DEFAULT_LIMIT,
+          sourceIds: input.source_ids
+        })
+        return {
+          query: input.q,
+          mode: "fts" as const,
+          results: hits.map((hit) => ({
+            chunk_id: hit.chunk.id,
+            source_id: hit.chunk.source_id,
+            source_title: hit.sourceTitle,
+            position: hit.chunk.position,
+            heading: hit.chunk.heading,
+            text: hit.chunk.text,
+            snippet: hit.snippet,
+            score: score(hit.allTerms, hit.rank),
+            match: hit.allTerms ? ("all_terms" as const) : ("some_terms" as const)
+          }))
+        }
+      }, Tracing.span("Knowledge.search"))
+
+      return Knowledge.of({ list, get, chunks, create, update, remove, search })
+    })
+  )
+}

@@ -25,17 +25,35 @@ export const base64 = (bytes: Uint8Array): string => Base64.encode(bytes)
 
 export const uuid = (): string => globalThis.crypto.randomUUID()
 
-/** A lower-case ULID: 10 chars of milliseconds then 16 random chars, so ids sort by creation time. */
+let lastMillis = -1
+let lastRandom: Array<number> = []
+
+/**
+ * A lower-case ULID: 10 chars of milliseconds then 16 random chars, so ids sort by creation time;
+ * monotonic in this process (ULID's monotonic rule): an id made in the same millisecond as the one
+ * before, or while the clock stepped back, is that one's random part plus one, so ids made one after
+ * another sort in the order they were made, and "newest first" pages have no ties.
+ */
 export const ulid = (millis: number): string => {
+  if (millis > lastMillis) {
+    lastMillis = millis
+    const bytes = randomBytes(16)
+    lastRandom = Array.from(bytes, (byte) => byte % 32)
+  } else {
+    let i = lastRandom.length - 1
+    while (i >= 0 && lastRandom[i] === 31) lastRandom[i--] = 0
+    // 32^16 ids in one millisecond would wrap: move to the next millisecond instead.
+    if (i < 0) return ulid(lastMillis + 1)
+    lastRandom[i]!++
+  }
   let time = ""
-  let t = millis
+  let t = lastMillis
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time
     t = Math.floor(t / 32)
   }
-  const bytes = randomBytes(16)
   let rand = ""
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[bytes[i]! % 32]
+  for (const digit of lastRandom) rand += CROCKFORD[digit]
   return time + rand
 }
 

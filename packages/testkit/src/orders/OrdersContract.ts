@@ -281,7 +281,7 @@ export const contract = (context: ContractContext) => {
         listAll(context.target, ordersRead, `/api/v1/orders?lead_id=${lead}${query}`, "orders").then((orders) =>
           orders.map((o) => o.id)
         )
-      // A millisecond apart at least: two orders of the same millisecond have no order between them.
+      // A millisecond apart at least: the time filters cannot tell two orders of one millisecond apart.
       const first = await createOrder(context.target, owner(), custom({ lead_id: lead }))
       await sleep(2)
       const second = await createOrder(context.target, owner(), custom({ lead_id: lead }))

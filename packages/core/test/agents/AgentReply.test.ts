@@ -29,7 +29,11 @@ const run = (message: string, options: { hits?: ReadonlyArray<typeof hit>; answe
   const asked: Array<CompletionRequest> = []
   const searched: Array<unknown> = []
   const knowledge = Layer.succeed(KnowledgeRepo)({
-    search: (_account, request) => Effect.sync(() => (searched.push(request), options.hits ?? [hit]))
+    search: (_account: string, request: unknown) =>
+      Effect.sync(() => {
+        searched.push(request)
+        return options.hits ?? [hit]
+      })
   } as never)
   const model = Layer.succeed(AiModel)({
     complete: (request) =>

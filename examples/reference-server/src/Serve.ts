@@ -11,6 +11,7 @@ import { Database } from "@leadline/sql-adapter/Database"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { resolveToken } from "./AdminTokenFile.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
+import * as Ai from "./Ai.ts"
 import * as RateLimits from "./RateLimits.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
@@ -59,7 +60,9 @@ export const serve = Effect.gen(function* () {
         gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
       })
     ),
-    Layer.provideMerge(SqlApp.layer(database)),
+    // The model and knowledge settings reach the core services as they are built (the simulator reads
+    // them), and the simulation's limit the routes.
+    Layer.provideMerge(SqlApp.layer(database).pipe(Layer.provideMerge(Ai.layer))),
     Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
     Layer.provide(Layer.succeed(MetaApp, metaApp))
   )

@@ -1,5 +1,6 @@
 export * as AdjustableClock from "./AdjustableClock.ts"
 export * as ContractSuite from "./ContractSuite.ts"
+export * as FakeOpenAi from "./ai/FakeOpenAi.ts"
 export * as Fixtures from "./Fixtures.ts"
 export * as Http from "./Http.ts"
 export * as MockGraph from "./whatsapp/MockGraph.ts"

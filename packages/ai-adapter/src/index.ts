@@ -1,0 +1,1 @@
+export * as OpenAiCompatible from "./OpenAiCompatible.ts"

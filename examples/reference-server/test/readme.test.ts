@@ -99,6 +99,9 @@ describe("the README", () => {
       '{"error":"Cannot change status from delivered to pending","code":"invalid_transition","details":[]}'
     )
     expect(out).toContain("order.created order.status_changed order.status_changed")
+    // The knowledge base, the agent and its simulation with the builtin model.
+    expect(out).toContain("all_terms Fees, some_terms Delivery")
+    expect(out).toContain("\nanswer\nDelivery costs R$ 12, free above R$ 150.\nretrieval-v1\nkeyword\n")
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 

@@ -8,15 +8,32 @@ export const NAME = "retrieval-v1"
 
 const ELLIPSIS = "…"
 
-/** The headline without its `<b>` marks, and `…` where it cuts into the passage (the chunk without its `Section:` line). */
+/**
+ * What the builtin model says for a passage: the highlighted fragment (the headline, without its
+ * `<b>` marks) widened to the whole sentences it lies in, within the passage (the chunk without its
+ * `Section:` line), at most 600 characters, with `…` where it still cuts into the passage.
+ */
 export const quoted = (headline: string, text: string): string => {
   const plain = headline.replace(/<\/?b>/g, "").trim()
   if (plain.length === 0) return ""
   const passage = text.replace(/^Section: [^\n]*\n\n/, "")
   const at = passage.indexOf(plain)
-  const body = plain.length > MAX_REPLY_CHARS ? `${plain.slice(0, MAX_REPLY_CHARS - 1).trimEnd()}${ELLIPSIS}` : plain
-  const cutAfter = at === -1 || at + plain.length < passage.length
-  return `${at > 0 ? ELLIPSIS : ""}${body}${cutAfter && !body.endsWith(ELLIPSIS) && !/[.!?]$/.test(body) ? ELLIPSIS : ""}`
+  let from = at
+  let to = at + plain.length
+  if (at !== -1) {
+    // Back to the end of the sentence before, forward to the end of this one.
+    while (from > 0 && !/[.!?\n]/.test(passage[from - 1]!)) from--
+    while (to < passage.length && !/[.!?\n]/.test(passage[to - 1]!)) to++
+    if (to - from > MAX_REPLY_CHARS) {
+      from = at
+      to = at + plain.length
+    }
+  }
+  const body = at === -1 ? plain : passage.slice(from, to).trim()
+  const cut = body.length > MAX_REPLY_CHARS ? `${body.slice(0, MAX_REPLY_CHARS - 1).trimEnd()}${ELLIPSIS}` : body
+  const before = at > 0 && passage.slice(0, from).trim().length > 0 && !/[.!?\n]\s*$/.test(passage.slice(0, from))
+  const after = at === -1 || (to < passage.length && !/[.!?]$/.test(cut))
+  return `${before ? ELLIPSIS : ""}${cut}${after && !cut.endsWith(ELLIPSIS) ? ELLIPSIS : ""}`
 }
 
 /**

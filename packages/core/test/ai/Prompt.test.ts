@@ -55,13 +55,24 @@ describe("the prompt", () => {
 })
 
 describe("the builtin model", () => {
-  it("quotes the headline without its marks, with an ellipsis where it cuts into the passage", () => {
+  it("quotes the headline without its marks, widened to its whole sentences", () => {
     const text = "Section: Shipping\n\nOrders placed before noon ship the same day. Delivery takes 2 days."
-    expect(BuiltinModel.quoted("Orders placed before noon <b>ship</b> the same day", text)).toBe(
-      "Orders placed before noon ship the same day…"
+    expect(BuiltinModel.quoted("Orders placed before noon <b>ship</b> the same", text)).toBe(
+      "Orders placed before noon ship the same day."
     )
-    expect(BuiltinModel.quoted("<b>Delivery</b> takes 2 days.", text)).toBe("…Delivery takes 2 days.")
+    expect(BuiltinModel.quoted("<b>Delivery</b> takes", text)).toBe("Delivery takes 2 days.")
+    expect(BuiltinModel.quoted("noon <b>ship</b> the same day. Delivery", text)).toBe(
+      "Orders placed before noon ship the same day. Delivery takes 2 days."
+    )
     expect(BuiltinModel.quoted("", text)).toBe("")
+  })
+
+  it("keeps to the fragment, with ellipses, when its sentences are longer than 600 characters", () => {
+    const long = `Intro. ${"word ".repeat(150)}<b>fee</b> of R$ 12 ${"more ".repeat(150)}end.`
+    const text = long.replace(/<\/?b>/g, "")
+    expect(BuiltinModel.quoted("word word <b>fee</b> of R$ 12 more more", text)).toBe(
+      "…word word fee of R$ 12 more more…"
+    )
   })
 
   it("answers HANDOFF without a passage, and never more than 600 characters", async () => {

@@ -17,6 +17,7 @@ import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -42,7 +43,8 @@ export const serve = Effect.gen(function* () {
     IdempotencyPurge.layer(),
     config.workerEnabled ? Worker.layer(config) : Layer.empty,
     WhatsApp.sender(config),
-    Snoozer.layer()
+    Snoozer.layer(),
+    AgentResponder.loop()
   ).pipe(
     // The transport serves the sender and, in simulator mode, the operator's customer route.
     Layer.provide(WhatsApp.transport(config)),

@@ -2,13 +2,15 @@ import { Effect, Layer } from "effect"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import * as AgentResponder from "@leadline/core/agents/AgentResponder"
+import * as Ai from "./Ai.ts"
 import { databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 
 /**
- * Runs the webhook delivery worker, the message sender and the snooze loop alone, until interrupted. Several workers
+ * Runs the webhook delivery worker, the message sender, the snooze loop and the agents' responder alone, until interrupted. Several workers
  * (and servers) can share a PostgreSQL database; the embedded database belongs
  * to the server process, whose own worker then does the work.
  */
@@ -21,9 +23,9 @@ export const work = Effect.gen(function* () {
   )
   const metaApp = yield* WhatsApp.metaApp(config)
   return yield* Layer.launch(
-    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config), Snoozer.layer()).pipe(
+    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config), Snoozer.layer(), AgentResponder.loop()).pipe(
       Layer.provide(WhatsApp.transport(config)),
-      Layer.provide(SqlApp.layer(databaseConfig(config))),
+      Layer.provide(SqlApp.layer(databaseConfig(config)).pipe(Layer.provideMerge(Ai.layer))),
       Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
       Layer.provide(Layer.succeed(MetaApp, metaApp))
     )

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import * as MemoryAccounts from "./accounts/MemoryAccounts.ts"
+import * as MemoryAgentJobs from "./agents/MemoryAgentJobs.ts"
 import * as MemoryAgents from "./agents/MemoryAgents.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
 import * as MemoryCampaigns from "./campaigns/MemoryCampaigns.ts"
@@ -35,7 +36,8 @@ export const all = [
   MemoryProducts.layer,
   MemoryOrders.layer,
   MemoryKnowledge.layer,
-  MemoryAgents.layer
+  MemoryAgents.layer,
+  MemoryAgentJobs.layer
 ] as const
 
 type Stores = (typeof all)[number]

@@ -17,6 +17,7 @@ import * as Worker from "@leadline/webhook-worker/Worker"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import * as MessageSender from "@leadline/core/messages/Sender"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
@@ -108,7 +109,8 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }),
       worker,
       messageSender,
-      Snoozer.layer({ intervalMillis: options.messaging?.snoozeCheckMillis })
+      Snoozer.layer({ intervalMillis: options.messaging?.snoozeCheckMillis }),
+      AgentResponder.loop({ intervalMillis: 100 })
     ).pipe(
       Layer.provide(transport),
       Layer.provide(app),

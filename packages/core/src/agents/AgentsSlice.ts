@@ -1,10 +1,14 @@
+import { Layer } from "effect"
+import { Messages } from "../messages/Messages.ts"
 import * as Slice from "../Slice.ts"
+import { AgentResponder } from "./AgentResponder.ts"
 import * as AgentEvents from "./AgentEvents.ts"
 import { Agents } from "./Agents.ts"
 
-/** AI agents' configuration (CONTRACT-COMMERCE-AI §5). */
+/** AI agents' configuration (CONTRACT-COMMERCE-AI §5) and their live replies (`AgentResponder.loop` runs them). */
 export const slice = Slice.make({
   name: "agents",
-  layer: Agents.layer,
+  // The responder queues replies as any send is queued: through Messages, a stateless service.
+  layer: Layer.mergeAll(Agents.layer, AgentResponder.layer().pipe(Layer.provide(Messages.layer))),
   events: [AgentEvents.configChanged]
 })

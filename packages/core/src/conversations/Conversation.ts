@@ -7,6 +7,20 @@ export const ConversationStatus = Schema.Literals(["open", "pending", "resolved"
 })
 export type ConversationStatus = typeof ConversationStatus.Type
 
+/** Why an agent handed a conversation to a person (CONTRACT-COMMERCE-AI §6), or `error`: its model kept failing. */
+export const HandoffReason = Schema.Literals(["keyword", "no_knowledge", "model", "error"])
+
+export const ConversationHandoff = Schema.Struct({
+  agent_id: Schema.String,
+  reason: HandoffReason,
+  at: Schema.String
+}).annotate({
+  identifier: "ConversationHandoff",
+  description:
+    "Set when an agent handed the conversation to a person: no agent answers it until it is resolved or this is set to null"
+})
+export type ConversationHandoff = typeof ConversationHandoff.Type
+
 /** One thread per (channel, lead): resolving and reopening keep its id (CONTRACT-MESSAGING §4). */
 export const Conversation = Schema.Struct({
   id: Schema.String.annotate({ description: "`cv_` followed by a sortable id" }),
@@ -21,6 +35,7 @@ export const Conversation = Schema.Struct({
     description: "WhatsApp's timestamp of the newest inbound message: the 24-hour window runs from it"
   }),
   service_window_expires_at: Schema.NullOr(Schema.String),
+  handoff: Schema.NullOr(ConversationHandoff),
   created_at: Schema.String,
   updated_at: Schema.String
 }).annotate({ identifier: "Conversation" })
@@ -45,6 +60,7 @@ export const fresh = (fields: {
   last_message_at: null,
   last_inbound_at: null,
   service_window_expires_at: null,
+  handoff: null,
   created_at: fields.now,
   updated_at: fields.now
 })
@@ -67,7 +83,10 @@ export const UpdateConversation = Schema.Struct({
       )
     )
   ),
-  assigned_user_id: Schema.optional(Schema.NullOr(Schema.String))
+  assigned_user_id: Schema.optional(Schema.NullOr(Schema.String)),
+  handoff: Schema.optional(Schema.Null).annotate({
+    description: "null gives a conversation an agent handed off back to the agent"
+  })
 }).annotate({ identifier: "UpdateConversation" })
 export type UpdateConversation = typeof UpdateConversation.Type
 

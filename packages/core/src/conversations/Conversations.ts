@@ -84,6 +84,8 @@ export class Conversations extends Context.Service<
                   ? null
                   : new Date(input.snoozed_until).toISOString(),
           assigned_user_id: input.assigned_user_id === undefined ? current.assigned_user_id : input.assigned_user_id,
+          // Resolving ends a handoff: the customer's next message is the agent's again.
+          handoff: input.handoff === null || status === "resolved" ? null : current.handoff,
           updated_at: yield* Ids.now
         }
         return (

@@ -49,6 +49,16 @@ export class Messages extends Context.Service<
     readonly send: (conversationId: string, input: SendMessage) => Effect.Effect<Message, SendError, Needs>
     /** To a lead: its conversation on the channel is found or made (`pending`). */
     readonly sendToLead: (input: SendToLead) => Effect.Effect<Message, SendError, Needs>
+    /**
+     * An agent's text reply, queued as any send is (the same channel, window and plan checks), with
+     * `sender_type: "agent"`. For the agent responder: no principal, the caller's transaction.
+     */
+    readonly reply: (
+      accountId: string,
+      conversation: Conversation,
+      agentId: string,
+      text: string
+    ) => Effect.Effect<Message, Conflict | WindowClosed | LimitReached>
   }
 >()("core/Messages") {
   static readonly layer: Layer.Layer<
@@ -89,7 +99,7 @@ export class Messages extends Context.Service<
       /** The checks of §5.2 after the conversation is known, in their order, then the queued message. */
       const queue = Effect.fnUntraced(function* (
         accountId: string,
-        userId: string,
+        sender: { readonly type: "user" | "agent"; readonly id: string },
         conversation: Conversation,
         input: SendMessage
       ) {
@@ -126,8 +136,8 @@ export class Messages extends Context.Service<
           status: "queued",
           error: null,
           external_id: null,
-          sender_type: "user",
-          sender_id: userId,
+          sender_type: sender.type,
+          sender_id: sender.id,
           campaign_id: null,
           scheduled_at: null,
           provider_timestamp: null,
@@ -151,7 +161,7 @@ export class Messages extends Context.Service<
           Effect.gen(function* () {
             const conversation = yield* conversations.find(principal.accountId, conversationId)
             if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: conversationId })
-            return yield* queue(principal.accountId, principal.userId, conversation, input)
+            return yield* queue(principal.accountId, { type: "user", id: principal.userId }, conversation, input)
           })
         )
       }, Tracing.span("Messages.send"))
@@ -191,12 +201,17 @@ export class Messages extends Context.Service<
                 now
               })
             ])
-            return yield* queue(accountId, principal.userId, conversation!, input)
+            return yield* queue(accountId, { type: "user", id: principal.userId }, conversation!, input)
           })
         )
       }, Tracing.span("Messages.sendToLead"))
 
-      return Messages.of({ list, get, send, sendToLead })
+      const reply = (accountId: string, conversation: Conversation, agentId: string, text: string) =>
+        transactor.withTransaction(
+          queue(accountId, { type: "agent", id: agentId }, conversation, { type: "text", text })
+        )
+
+      return Messages.of({ list, get, send, sendToLead, reply })
     })
   )
 }

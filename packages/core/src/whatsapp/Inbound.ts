@@ -1,4 +1,7 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { AgentJobsRepo } from "../agents/AgentJobsRepo.ts"
+import { isHeld } from "../agents/AgentResponder.ts"
+import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
@@ -60,7 +63,16 @@ export class Inbound extends Context.Service<
   static readonly layer: Layer.Layer<
     Inbound,
     never,
-    ChannelsRepo | LeadsRepo | ConversationsRepo | MessagesRepo | MessageStatuses | WhatsAppOrders | Transactor | Outbox
+    | ChannelsRepo
+    | LeadsRepo
+    | ConversationsRepo
+    | MessagesRepo
+    | MessageStatuses
+    | WhatsAppOrders
+    | AgentsRepo
+    | AgentJobsRepo
+    | Transactor
+    | Outbox
   > = Layer.effect(
     Inbound,
     Effect.gen(function* () {
@@ -72,6 +84,8 @@ export class Inbound extends Context.Service<
       const outbox = yield* Outbox
       const statuses = yield* MessageStatuses
       const whatsAppOrders = yield* WhatsAppOrders
+      const agents = yield* AgentsRepo
+      const agentJobs = yield* AgentJobsRepo
       const app = yield* MetaApp
       const warned = new Set<string>()
 
@@ -215,6 +229,26 @@ export class Inbound extends Context.Service<
               : []
           )
         )
+        // Last, in the same transaction: the account's enabled agent is to answer each new text message
+        // of a conversation no person holds. The job commits with the message, so a crash forgets none.
+        const agent = yield* agents.enabledOn(accountId, "whatsapp")
+        if (agent !== undefined) {
+          const threadById = new Map(threads.map((thread) => [thread.id, thread]))
+          const answerable = stored.filter(
+            (message) =>
+              message.type === "text" && message.text !== null && !isHeld(threadById.get(message.conversation_id)!)
+          )
+          const jobs = []
+          for (const message of answerable) {
+            jobs.push({
+              id: yield* Ids.make("aj"),
+              conversationId: message.conversation_id,
+              messageId: message.id,
+              agentId: agent.id
+            })
+          }
+          if (jobs.length > 0) yield* agentJobs.enqueue(accountId, jobs, now)
+        }
         return stored.length
       })
 

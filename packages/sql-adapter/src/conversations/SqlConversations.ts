@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
-import { iso, isoOrNull, isUuid, orDie, textArray } from "../internal/store.ts"
+import { iso, isoOrNull, isUuid, json, orDie, textArray } from "../internal/store.ts"
 
 /**
  * A row as the domain's conversation, mapped by hand (as leads and messages are): the columns'
@@ -21,13 +21,14 @@ const toConversation = (row: Record<string, unknown>): Conversation => {
     last_message_at: isoOrNull(row.last_message_at),
     last_inbound_at: lastInboundAt,
     service_window_expires_at: windowExpiry(lastInboundAt),
+    handoff: row.handoff === null || row.handoff === undefined ? null : json<Conversation["handoff"]>(row.handoff),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at)
   }
 }
 
 const COLUMNS = `id, lead_id, channel_id, status, assigned_user_id::text AS assigned_user_id, snoozed_until,
-  contact_wa_id, last_message_at, last_inbound_at, created_at, updated_at`
+  contact_wa_id, last_message_at, last_inbound_at, handoff, created_at, updated_at`
 
 export const layer = Layer.effect(
   ConversationsRepo,
@@ -66,7 +67,9 @@ export const layer = Layer.effect(
         ),
       update: (accountId, c) =>
         read(sql`UPDATE conversations SET status = ${c.status}, snoozed_until = ${c.snoozed_until}::timestamptz,
-                   assigned_user_id = ${c.assigned_user_id}::uuid, updated_at = ${c.updated_at}::timestamptz
+                   assigned_user_id = ${c.assigned_user_id}::uuid,
+                   handoff = ${c.handoff === null ? null : JSON.stringify(c.handoff)}::jsonb,
+                   updated_at = ${c.updated_at}::timestamptz
                  WHERE account_id = ${accountId}::uuid AND id = ${c.id}
                  RETURNING ${columns}`).pipe(Effect.map(([row]) => row)),
       findOrCreate: (accountId, wanted) =>

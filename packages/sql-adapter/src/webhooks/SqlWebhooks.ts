@@ -142,7 +142,9 @@ export const layer = Layer.effect(
           if (row === undefined) return undefined
           if (row.gone) return "gone" as const
           return yield* findDelivery(accountId, id)
-        })
+          // One transaction: the NOTIFY goes at its commit, after the delivery is read back as requeued,
+          // so a worker woken by it cannot have delivered it before the answer is read.
+        }).pipe(sql.withTransaction, orDie)
     })
   })
 )

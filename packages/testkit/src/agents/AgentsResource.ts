@@ -126,6 +126,11 @@ export const resource: Resource.Resource = {
         name: "agents",
         account: "account_id",
         rows: Resource.perOperation({ [`POST ${PATH}`]: 1, [`DELETE ${PATH}/{id}`]: -1 })
+      },
+      {
+        name: "agent_jobs",
+        account: "account_id",
+        rows: Resource.uncounted("one per inbound text message while an agent is enabled, made by WhatsApp's webhook")
       }
     ],
     ids: {

@@ -102,6 +102,8 @@ describe("the README", () => {
     // The knowledge base, the agent and its simulation with the builtin model.
     expect(out).toContain("all_terms Fees, some_terms Delivery")
     expect(out).toContain("\nanswer\nDelivery costs R$ 12, free above R$ 150.\nretrieval-v1\nkeyword\n")
+    // Enabled, the agent answers a customer on WhatsApp.
+    expect(out).toContain("\nagent: Delivery costs R$ 12, free above R$ 150.\n")
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 

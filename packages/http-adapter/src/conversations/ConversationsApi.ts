@@ -48,7 +48,7 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       OpenApi.annotations({
         summary: "Change a conversation's status or assignment",
         description:
-          "`snoozed_until` (a future time, or null for until the customer writes) only with `status: snoozed`; any other status clears it. `assigned_user_id` must be a user of the account; null unassigns. Needs full access."
+          "`snoozed_until` (a future time, or null for until the customer writes) only with `status: snoozed`; any other status clears it. `assigned_user_id` must be a user of the account; null unassigns. No agent answers a conversation with a `handoff` or an assigned user: `handoff: null` gives it back to the agent, as resolving it does. Needs full access."
       })
     ),
     HttpApiEndpoint.get("messages", "/:id/messages", {

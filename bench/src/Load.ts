@@ -13,8 +13,12 @@ export interface LoadOptions {
   readonly path: string
   readonly method?: "GET" | "POST"
   readonly headers?: Record<string, string>
-  /** A new body and headers for every request (unique phone numbers and Idempotency-Keys). */
-  readonly next?: () => { readonly body: string; readonly headers: Record<string, string> }
+  /** A new body and headers (and path, when given) for every request (unique phone numbers, Idempotency-Keys, queries). */
+  readonly next?: () => {
+    readonly body?: string | undefined
+    readonly headers: Record<string, string>
+    readonly path?: string | undefined
+  }
   readonly connections: number
   readonly seconds: number
 }
@@ -38,7 +42,8 @@ export const run = (options: LoadOptions): Promise<LoadResult> =>
                     const next = options.next!()
                     return {
                       ...request,
-                      body: next.body,
+                      ...(next.body === undefined ? {} : { body: next.body }),
+                      ...(next.path === undefined ? {} : { path: next.path }),
                       headers: { ...(request.headers as object), ...next.headers }
                     }
                   }

@@ -86,6 +86,26 @@ export const leadline = (databaseUrl: string, env: Record<string, string> = {}, 
     checkout
   )
 
+/** Leadline's reference server on the embedded PGlite in `dataDir` (no `DATABASE_URL`, whatever the shell sets). */
+export const leadlineEmbedded = (dataDir: string, env: Record<string, string> = {}) => {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env
+  return launch(
+    ["examples/reference-server/src/main.ts"],
+    {
+      ...(inherited as Record<string, string>),
+      DATABASE_URL: "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LEADLINE_ADMIN_TOKEN: ADMIN_TOKEN,
+      LEADLINE_DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      LEADLINE_RATE_LIMIT: "0",
+      ...env
+    },
+    /Listening on http:\/\/[^:]+:(\d+)/
+  )
+}
+
 /** The hand-written baseline (bench/baseline), on a database of its own: it applies its schema on start. */
 export const baseline = (databaseUrl: string) =>
   launch(

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, type Redacted, References, Schema, SchemaGetter } from "effect"
+import { Config, Effect, Option, Redacted, References, Schema, SchemaGetter } from "effect"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
@@ -38,7 +38,10 @@ export const ServerConfig = Config.all({
   ),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
   dataDir: Config.String("LEADLINE_DATA_DIR").pipe(Config.withDefault("./data")),
-  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")),
+  // Empty (`DATABASE_URL=` in an env file) is unset: the embedded database.
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL")).pipe(
+    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
+  ),
   databasePoolSize: Config.Int("LEADLINE_DB_POOL_SIZE").pipe(Config.withDefault(10)),
   shutdownGraceSeconds: Config.Int("LEADLINE_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
   allowPrivateWebhookUrls: Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),

@@ -102,8 +102,16 @@ describe("chunking", () => {
       { position: 2, heading: "Shipping > Fees", text: "Section: Shipping > Fees\n\nR$ 12 flat." },
       { position: 3, heading: "Shipping > Fees > Express", text: "Section: Shipping > Fees > Express\n\nR$ 30." },
       { position: 4, heading: "Shipping > Zones", text: "Section: Shipping > Zones\n\nBrazil only." },
-      { position: 5, heading: "Shipping > Zones > Remote", text: "Section: Shipping > Zones > Remote\n\nTwo more days." },
-      { position: 6, heading: "Shipping > Zones > North", text: "Section: Shipping > Zones > North\n\nThree more days." },
+      {
+        position: 5,
+        heading: "Shipping > Zones > Remote",
+        text: "Section: Shipping > Zones > Remote\n\nTwo more days."
+      },
+      {
+        position: 6,
+        heading: "Shipping > Zones > North",
+        text: "Section: Shipping > Zones > North\n\nThree more days."
+      },
       { position: 7, heading: "Returns", text: "Section: Returns\n\n7 days." }
     ])
     // A deeper heading met first does not stay in the path under a shallower one that follows.
@@ -114,7 +122,8 @@ describe("chunking", () => {
   })
 
   it("reads only ATX headings: closing #s dropped, a # without a space or a seventh # is text", () => {
-    const content = "# Title ##\n\nOne.\n\n   ## C#\n\n#hashtag stays.\n\n####### seven stays.\nHeading below:\n# Next\nTwo."
+    const content =
+      "# Title ##\n\nOne.\n\n   ## C#\n\n#hashtag stays.\n\n####### seven stays.\nHeading below:\n# Next\nTwo."
     expect(chunk(content, "markdown")).toEqual([
       { position: 0, heading: "Title", text: "Section: Title\n\nOne." },
       {
@@ -148,7 +157,7 @@ describe("chunking", () => {
       "~~~",
       "## not a heading either",
       "~~~",
-      "Inline ```code``` is no fence.",
+      "```code``` inline is no fence.",
       "",
       "# Done",
       "",
@@ -170,7 +179,7 @@ describe("chunking", () => {
           "",
           "~~~\n## not a heading either\n~~~",
           "",
-          "Inline ```code``` is no fence."
+          "```code``` inline is no fence."
         ].join("\n")
       },
       {
@@ -183,7 +192,7 @@ describe("chunking", () => {
 
   it("keeps a code block under 800 tokens whole in a chunk of its own rather than splitting it", () => {
     // 550 words of code (715 tokens) after 100 words of prose: together 845 tokens, over the maximum.
-    const code = ["```ts", ...Array.from({ length: 110 }, (_, i) => `let v${i} = ${i} + 1`), "```"].join("\n")
+    const code = ["```ts", ...Array.from({ length: 137 }, (_, i) => `let v${i} = ${i}`), "```"].join("\n")
     const prose = wordsOf("p", 100)
     const chunks = chunk(`# Code\n\n${prose}\n\n${code}`, "markdown")
     expect(chunks).toEqual([
@@ -205,7 +214,11 @@ describe("chunking", () => {
   it("normalises CRLF line endings and trailing whitespace", () => {
     const crlf = "# Hours  \r\n\r\nMonday to Friday.   \r\nNine to six.\t\r\n \r\n\r\nClosed on holidays.\r\n"
     const expected = [
-      { position: 0, heading: "Hours", text: "Section: Hours\n\nMonday to Friday.\nNine to six.\n\nClosed on holidays." }
+      {
+        position: 0,
+        heading: "Hours",
+        text: "Section: Hours\n\nMonday to Friday.\nNine to six.\n\nClosed on holidays."
+      }
     ]
     expect(chunk(crlf, "markdown")).toEqual(expected)
     expect(chunk(crlf.replaceAll("\r\n", "\n"), "markdown")).toEqual(expected)
@@ -259,10 +272,7 @@ describe("chunking", () => {
     expect(chunks.map((piece) => piece.heading)).toEqual(["Terms", "Terms", "Terms"])
     // Lines without a full stop: 90 lines of 10 words, cut between lines, each line break kept.
     const lines = Array.from({ length: 90 }, (_, i) => `line ${i} ${wordsOf("x", 8)}`)
-    expect(bodies(chunk(lines.join("\n"), "text"))).toEqual([
-      lines.slice(0, 46).join("\n"),
-      lines.slice(46).join("\n")
-    ])
+    expect(bodies(chunk(lines.join("\n"), "text"))).toEqual([lines.slice(0, 46).join("\n"), lines.slice(46).join("\n")])
   })
 
   it("cuts a sentence over 800 tokens at words", () => {

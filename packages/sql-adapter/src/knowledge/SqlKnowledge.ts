@@ -169,47 +169,76 @@ export const layer = Layer.effect(
         const ids = request.sourceIds
         const inSources = (column: string) =>
           ids === undefined ? sql`TRUE` : sql`${sql.unsafe(column)} = ANY(${textArray(ids)}::text[])`
-        // Two tiers (CONTRACT-COMMERCE-AI §4): `websearch_to_tsquery` ANDs every term, so a natural
-        // question rarely matches whole; the OR of its lexemes finds the candidates, and those with every
-        // term rank first. The OR is plainto_tsquery's own output with `&` made `|`: PostgreSQL quotes
-        // the lexemes, so no text of the question is parsed as query syntax. One query per language
-        // of the searched sources; the headline is made for the returned rows only, from the chunk's
-        // body (its `Section:` line is the heading, not a passage to quote).
-        return orDie(
-          sql<ChunkRow & { source_title: string; rank: number; all_terms: boolean; snippet: string }>`
-            WITH q AS (
-              SELECT l.cfg,
-                     websearch_to_tsquery(l.cfg, ${request.query}) AS strict,
-                     NULLIF(replace(plainto_tsquery(l.cfg, ${request.query})::text, ' & ', ' | '), '')::tsquery AS loose
-              FROM (SELECT DISTINCT language::regconfig AS cfg FROM knowledge_sources
-                    WHERE account_id = ${accountId}::uuid AND ${inSources("id")}) AS l
-            ), hits AS (
-              SELECT c.id, c.source_id, c.position, c.heading, c.text, q.cfg, q.loose,
-                     ts_rank_cd(c.tsv, q.loose) AS rank, (c.tsv @@ q.strict) AS all_terms
-              FROM knowledge_chunks AS c JOIN q ON c.language = q.cfg
-              WHERE c.account_id = ${accountId}::uuid AND ${inSources("c.source_id")} AND c.tsv @@ q.loose
-              ORDER BY all_terms DESC, rank DESC, c.id
-              LIMIT ${request.limit}::int
-            )
-            SELECT h.id, h.source_id, h.position, h.heading, h.text, h.rank::float8 AS rank, h.all_terms,
-                   s.title AS source_title,
-                   ts_headline(h.cfg, regexp_replace(h.text, '^Section: [^\n]*\n\n', ''), h.loose,
-                               'MaxFragments=1,MaxWords=30,MinWords=10') AS snippet
-            FROM hits AS h JOIN knowledge_sources AS s ON s.account_id = ${accountId}::uuid AND s.id = h.source_id
-            ORDER BY h.all_terms DESC, h.rank DESC, h.id`
-        ).pipe(
-          Effect.map((rows) =>
-            rows.map(
-              (row): Hit => ({
-                chunk: toChunk(row),
-                sourceTitle: row.source_title,
-                allTerms: row.all_terms,
-                rank: Number(row.rank),
-                snippet: row.snippet
-              })
+        /**
+         * One tier of the search (CONTRACT-COMMERCE-AI §4). `websearch_to_tsquery` ANDs every term, so
+         * a natural question rarely matches whole; the OR of its lexemes finds the candidates, and those
+         * with every term rank first. Ranking every chunk with any term costs in proportion to how many
+         * there are (tens of thousands for a common word in a large base), so the first tier takes only
+         * the chunks with at least two of the question's terms (the OR of every pair, from the GIN
+         * index), and the chunks with one come second, when the first found too few. The queries are
+         * built from PostgreSQL's own lexemes (quoted for tsquery), so no text of the question is
+         * parsed as query syntax. One query per language of the searched sources; the headline is made
+         * for the returned rows only, from the chunk's body (its `Section:` line is the heading).
+         */
+        const tier = (candidates: "pairs" | "loose", limit: number, found: ReadonlyArray<string>) =>
+          orDie(
+            sql<ChunkRow & { source_title: string; rank: number; all_terms: boolean; snippet: string }>`
+              WITH l AS (
+                SELECT DISTINCT language::regconfig AS cfg FROM knowledge_sources
+                WHERE account_id = ${accountId}::uuid AND ${inSources("id")}
+              ), lexemes AS (
+                SELECT l.cfg, x.lexeme, x.i,
+                       -- tsquery's quoting: inside quotes, a backslash escapes and a quote is doubled.
+                       chr(39) || replace(replace(x.lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39))
+                         || chr(39) AS quoted
+                FROM l, unnest(tsvector_to_array(to_tsvector(l.cfg, ${request.query}))) WITH ORDINALITY AS x(lexeme, i)
+              ), q AS (
+                SELECT l.cfg,
+                       websearch_to_tsquery(l.cfg, ${request.query}) AS strict,
+                       (SELECT string_agg(quoted, ' | ') FROM lexemes WHERE lexemes.cfg = l.cfg)::tsquery AS loose,
+                       (SELECT string_agg(a.quoted || ' & ' || b.quoted, ' | ')
+                        FROM lexemes AS a JOIN lexemes AS b ON a.cfg = b.cfg AND a.i < b.i
+                        WHERE a.cfg = l.cfg)::tsquery AS pairs
+                FROM l
+              ), hits AS (
+                SELECT c.id, c.source_id, c.position, c.heading, c.text, q.cfg, q.loose,
+                       ts_rank_cd(c.tsv, q.loose) AS rank, (c.tsv @@ q.strict) AS all_terms
+                FROM knowledge_chunks AS c JOIN q ON c.language = q.cfg
+                WHERE c.account_id = ${accountId}::uuid AND ${inSources("c.source_id")}
+                  AND c.tsv @@ ${candidates === "pairs" ? sql`q.pairs` : sql`q.loose`}
+                  AND c.id <> ALL(${textArray(found)}::text[])
+                ORDER BY all_terms DESC, rank DESC, c.id
+                LIMIT ${limit}::int
+              )
+              SELECT h.id, h.source_id, h.position, h.heading, h.text, h.rank::float8 AS rank, h.all_terms,
+                     s.title AS source_title,
+                     ts_headline(h.cfg, regexp_replace(h.text, '^Section: [^\n]*\n\n', ''), h.loose,
+                                 'MaxFragments=1,MaxWords=30,MinWords=10') AS snippet
+              FROM hits AS h JOIN knowledge_sources AS s ON s.account_id = ${accountId}::uuid AND s.id = h.source_id
+              ORDER BY h.all_terms DESC, h.rank DESC, h.id`
+          ).pipe(
+            Effect.map((rows) =>
+              rows.map(
+                (row): Hit => ({
+                  chunk: toChunk(row),
+                  sourceTitle: row.source_title,
+                  allTerms: row.all_terms,
+                  rank: Number(row.rank),
+                  snippet: row.snippet
+                })
+              )
             )
           )
-        )
+        return Effect.gen(function* () {
+          const first = yield* tier("pairs", request.limit, [])
+          if (first.length >= request.limit) return first
+          const rest = yield* tier(
+            "loose",
+            request.limit - first.length,
+            first.map((hit) => hit.chunk.id)
+          )
+          return [...first, ...rest]
+        })
       },
       existing: (accountId, ids) =>
         ids.length === 0

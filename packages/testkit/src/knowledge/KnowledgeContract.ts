@@ -106,6 +106,12 @@ export const contract = (context: ContractContext) => {
       // A query of no known word finds nothing rather than everything.
       const none = await search(`q=zzyzx&source_ids=${source.id}`)
       expect([none.status, none.body.results]).toEqual([200, []])
+      // The question is words, never query syntax: operators, quotes, backslashes and paths are searched for.
+      const odd = [`it's O'Neil's`, "C:\\Windows\\x.txt /usr/local/x", "a & b | !c <-> (d)", "'''", "\\", "the a of"]
+      for (const question of odd) {
+        const reply = await search(`q=${encodeURIComponent(question)}&source_ids=${source.id}`)
+        expect([reply.status, reply.body.query], reply.text).toEqual([200, question])
+      }
     })
 
     it("refuses an empty query, a limit past 20 and hybrid search while embeddings are off", async () => {

@@ -230,6 +230,10 @@ const main = async () => {
     "|---|---|---|---|---|---|---|---|",
     ...rows,
     "",
+    "### What bounds it",
+    "",
+    "One search is two statements at most: the chunks with two or more of the question's terms, found by the GIN index and ranked (`ts_rank_cd`), and, only when they are fewer than `limit`, the chunks with one term; `ts_headline` runs on the returned rows only. Its cost grows with the number of candidates the first statement ranks, that is with how common the question's word pairs are, not with the size of the base: at 1 connection the route's p99 is the cost of the questions whose pairs are most common. At 10 connections on these 2 cores, the searches wait for the CPU, PostgreSQL's on the server (its throughput is the bound) and, on the embedded database, the server process's own, where PGlite runs one statement at a time, so 10 connections queue behind each other at about its serial rate. The simulation with the builtin model is one such search on one help page, then a quote: it is bounded by the HTTP stack, not the model.",
+    "",
     "Run it from the repository's root with `npm run bench:knowledge -w @leadline/bench` (PostgreSQL at BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres)."
   ]
   writeFileSync(join(here, "KNOWLEDGE.md"), `${lines.join("\n")}\n`)

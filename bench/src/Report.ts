@@ -131,9 +131,9 @@ export const render = (report: any): string => {
     )
   }
   lines.push("The raw numbers, per round, are in `results.json`.", "")
-  // The messaging, campaign and order figures (issues 11, 12 and 13), from `node src/Messaging.ts`,
-  // `node src/Campaigns.ts` and `node src/Orders.ts`, which `npm run bench` runs first.
-  for (const name of ["MESSAGING.md", "CAMPAIGNS.md", "ORDERS.md"]) {
+  // The messaging, campaign, order and knowledge figures (issues 11 to 14), from `node src/Messaging.ts`,
+  // `node src/Campaigns.ts`, `node src/Orders.ts` and `node src/Knowledge.ts`, which `npm run bench` runs first.
+  for (const name of ["MESSAGING.md", "CAMPAIGNS.md", "ORDERS.md", "KNOWLEDGE.md"]) {
     const file = join(import.meta.dirname, "..", name)
     if (existsSync(file)) lines.push(readFileSync(file, "utf8").replace(/^# /, "## "))
   }

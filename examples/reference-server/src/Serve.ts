@@ -18,6 +18,8 @@ import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
+import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -44,7 +46,8 @@ export const serve = Effect.gen(function* () {
     config.workerEnabled ? Worker.layer(config) : Layer.empty,
     WhatsApp.sender(config),
     Snoozer.layer(),
-    AgentResponder.loop()
+    AgentResponder.loop(),
+    SourceFetcher.loop()
   ).pipe(
     // The transport serves the sender and, in simulator mode, the operator's customer route.
     Layer.provide(WhatsApp.transport(config)),
@@ -64,7 +67,13 @@ export const serve = Effect.gen(function* () {
     ),
     // The model and knowledge settings reach the core services as they are built (the simulator reads
     // them), and the simulation's limit the routes.
-    Layer.provideMerge(SqlApp.layer(database).pipe(Layer.provideMerge(Ai.layer))),
+    Layer.provideMerge(
+      SqlApp.layer(database).pipe(
+        Layer.provideMerge(Ai.layer),
+        // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
+        Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
+      )
+    ),
     Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
     Layer.provide(Layer.succeed(MetaApp, metaApp))
   )

@@ -3,6 +3,8 @@ import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
+import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 import * as Ai from "./Ai.ts"
 import { databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as WhatsApp from "./WhatsApp.ts"
@@ -10,7 +12,8 @@ import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 
 /**
- * Runs the webhook delivery worker, the message sender, the snooze loop and the agents' responder alone, until interrupted. Several workers
+ * Runs the webhook delivery worker, the message sender, the snooze loop, the agents' responder and the
+ * knowledge page fetcher alone, until interrupted. Several workers
  * (and servers) can share a PostgreSQL database; the embedded database belongs
  * to the server process, whose own worker then does the work.
  */
@@ -23,9 +26,20 @@ export const work = Effect.gen(function* () {
   )
   const metaApp = yield* WhatsApp.metaApp(config)
   return yield* Layer.launch(
-    Layer.mergeAll(Worker.layer(config), WhatsApp.sender(config), Snoozer.layer(), AgentResponder.loop()).pipe(
+    Layer.mergeAll(
+      Worker.layer(config),
+      WhatsApp.sender(config),
+      Snoozer.layer(),
+      AgentResponder.loop(),
+      SourceFetcher.loop()
+    ).pipe(
       Layer.provide(WhatsApp.transport(config)),
-      Layer.provide(SqlApp.layer(databaseConfig(config)).pipe(Layer.provideMerge(Ai.layer))),
+      Layer.provide(
+        SqlApp.layer(databaseConfig(config)).pipe(
+          Layer.provideMerge(Ai.layer),
+          Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
+        )
+      ),
       Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
       Layer.provide(Layer.succeed(MetaApp, metaApp))
     )

@@ -114,7 +114,7 @@ describe("the README", () => {
     const me = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(me.status).toBe(200)
     const leads = await fetch(`${baseUrl}/api/v1/leads`, { headers: { authorization: `Bearer ${ownerKey}` } })
-    // Ada was deleted; Grace, who wrote in on WhatsApp, and the campaign's two leads remain.
-    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(3)
+    // Ada was deleted; Grace and Alan, who wrote in on WhatsApp, and the campaign's two leads remain.
+    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(4)
   })
 })

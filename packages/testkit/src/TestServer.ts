@@ -18,6 +18,8 @@ import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import * as MessageSender from "@leadline/core/messages/Sender"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
+import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
@@ -47,6 +49,11 @@ export interface StartOptions {
   readonly readiness?: Layer.Layer<Readiness> | undefined
   /** Per-key limits (in memory); off unless given. */
   readonly rateLimit?: RateLimit.RateLimitSettings | undefined
+  /**
+   * Fetch `url` knowledge sources in the background (the default), or not: a fuzzer that counts the
+   * events its answers announce leaves them `processing`, since a fetch's event comes later.
+   */
+  readonly knowledgeFetcher?: boolean | undefined
   readonly messaging?:
     | {
         /** Run the message sender in the server (the default), or not. */
@@ -84,7 +91,13 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   const metaApp = Effect.runSync(Effect.service(MetaApp))
   const whatsappAppSecret = Redacted.value(metaApp.appSecret)
   const whatsappVerifyToken = Redacted.value(metaApp.verifyToken)
+  const resolver =
+    options.webhooks?.resolver === undefined
+      ? Layer.empty
+      : Layer.succeed(GuardedLookup.Resolver, options.webhooks.resolver)
   const app = (options.app ?? MemoryApp.layer).pipe(
+    // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
+    Layer.provide(PageFetcher.layer({ allowPrivate }).pipe(Layer.provide(resolver))),
     Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: allowPrivate }))
   )
   const worker =
@@ -92,11 +105,7 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       ? Layer.empty
       : Worker.layer(options.webhooks?.workerOptions).pipe(
           Layer.provide(Sender.layer({ allowPrivate })),
-          Layer.provide(
-            options.webhooks?.resolver === undefined
-              ? Layer.empty
-              : Layer.succeed(GuardedLookup.Resolver, options.webhooks.resolver)
-          )
+          Layer.provide(resolver)
         )
   // The transport serves the sender and, for the simulator, the operator's customer route.
   const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
@@ -110,7 +119,8 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       worker,
       messageSender,
       Snoozer.layer({ intervalMillis: options.messaging?.snoozeCheckMillis }),
-      AgentResponder.loop({ intervalMillis: 100 })
+      AgentResponder.loop({ intervalMillis: 100 }),
+      options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop({ intervalMillis: 100 })
     ).pipe(
       Layer.provide(transport),
       Layer.provide(app),

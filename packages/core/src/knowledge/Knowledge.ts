@@ -10,6 +10,8 @@ import { definedFields } from "../Patch.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
+import { problemWith } from "../webhooks/UrlPolicy.ts"
+import { WebhookSettings } from "../webhooks/Webhooks.ts"
 import * as Chunking from "./Chunking.ts"
 import * as KnowledgeEvents from "./KnowledgeEvents.ts"
 import { KnowledgeRepo } from "./KnowledgeRepo.ts"
@@ -72,6 +74,8 @@ export class Knowledge extends Context.Service<
     readonly create: (
       input: CreateSource
     ) => Effect.Effect<KnowledgeSource, PermissionDenied | InvalidInput | Conflict, Needs>
+    /** A `url` source fetched again: `processing` until the fetcher is done (409 for other kinds). */
+    readonly refresh: (id: string) => Effect.Effect<KnowledgeSource, PermissionDenied | NotFound | Conflict, Needs>
     readonly update: (
       id: string,
       input: UpdateSource
@@ -85,6 +89,8 @@ export class Knowledge extends Context.Service<
     Effect.gen(function* () {
       const repo = yield* KnowledgeRepo
       const agents = yield* AgentsRepo
+      // URLs follow the webhooks' rules, private addresses included (a development setting).
+      const webhookSettings = yield* WebhookSettings
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       const withOutbox = Effect.provideService(Outbox, outbox)
@@ -125,22 +131,51 @@ export class Knowledge extends Context.Service<
         const settings = yield* KnowledgeSettings
         const now = yield* Ids.now
         const id = yield* Ids.make("ks")
-        const chunks = yield* chunked(id, input.kind, input.content)
-        const source: KnowledgeSourceWithContent = {
-          id,
-          kind: input.kind,
-          title: input.title,
-          url: null,
-          language: input.language ?? settings.defaultLanguage,
-          status: "ready",
-          error: null,
-          char_count: input.content.length,
-          chunk_count: chunks.length,
-          content_sha256: yield* sha256(input.content),
-          embedding_status: "none",
-          created_at: now,
-          updated_at: now,
-          content: input.content
+        const language = input.language ?? settings.defaultLanguage
+        let source: KnowledgeSourceWithContent
+        let chunks: ReadonlyArray<KnowledgeChunk> = []
+        if (input.kind === "url") {
+          const problem = problemWith(input.url, { allowPrivate: webhookSettings.allowPrivateUrls })
+          if (problem !== undefined) return yield* invalidField("url", problem.replace(/^url /, ""))
+          const url = new URL(input.url).href
+          if ((yield* repo.findByUrl(principal.accountId, url)) !== undefined) {
+            return yield* new Conflict({ message: `A knowledge source of ${url} already exists` })
+          }
+          // Fetched by the source fetcher after the commit: `processing` until then.
+          source = {
+            id,
+            kind: "url",
+            title: input.title ?? url,
+            url,
+            language,
+            status: "processing",
+            error: null,
+            char_count: 0,
+            chunk_count: 0,
+            content_sha256: null,
+            embedding_status: "none",
+            created_at: now,
+            updated_at: now,
+            content: ""
+          }
+        } else {
+          chunks = yield* chunked(id, input.kind, input.content)
+          source = {
+            id,
+            kind: input.kind,
+            title: input.title,
+            url: null,
+            language,
+            status: "ready",
+            error: null,
+            char_count: input.content.length,
+            chunk_count: chunks.length,
+            content_sha256: yield* sha256(input.content),
+            embedding_status: "none",
+            created_at: now,
+            updated_at: now,
+            content: input.content
+          }
         }
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
@@ -151,6 +186,7 @@ export class Knowledge extends Context.Service<
                 message: `This account has reached its limit of ${settings.maxSources} knowledge sources`
               })
             }
+            // A URL taken by a concurrent upload meanwhile: the unique index refuses it as a Conflict.
             yield* repo.insert(principal.accountId, source, chunks)
             const shown = withoutContent(source)
             yield* emit(KnowledgeEvents.updated, shown).pipe(withOutbox)
@@ -158,6 +194,21 @@ export class Knowledge extends Context.Service<
           })
         )
       }, Tracing.span("Knowledge.create"))
+
+      const refresh = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("knowledge.upload")
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const current = yield* repo.findForUpdate(principal.accountId, id)
+            if (current === undefined) return yield* notFound(id)
+            if (current.kind !== "url") return yield* new Conflict({ message: "Only url sources can be refreshed" })
+            if (current.status === "processing") return withoutContent(current)
+            const next = { ...current, status: "processing" as const, error: null, updated_at: yield* Ids.now }
+            yield* repo.update(principal.accountId, next, undefined)
+            return withoutContent(next)
+          })
+        )
+      }, Tracing.span("Knowledge.refresh"))
 
       const update = Effect.fnUntraced(function* (id: string, raw: UpdateSource) {
         const principal = yield* authorize("knowledge.upload")
@@ -244,7 +295,7 @@ export class Knowledge extends Context.Service<
         }
       }, Tracing.span("Knowledge.search"))
 
-      return Knowledge.of({ list, get, chunks, create, update, remove, search })
+      return Knowledge.of({ list, get, chunks, create, refresh, update, remove, search })
     })
   )
 }

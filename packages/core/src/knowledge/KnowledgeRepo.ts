@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { Conflict } from "../Errors.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { SearchRequest } from "./Search.ts"
 import type { KnowledgeChunk, KnowledgeSource, KnowledgeSourceWithContent, SourceFilter } from "./Source.ts"
@@ -22,11 +23,12 @@ export interface Hit {
 export class KnowledgeRepo extends Context.Service<
   KnowledgeRepo,
   {
+    /** Adds the source and its chunks; Conflict when its `url` is a source of the account already. */
     readonly insert: (
       accountId: string,
       source: KnowledgeSourceWithContent,
       chunks: ReadonlyArray<KnowledgeChunk>
-    ) => Effect.Effect<void>
+    ) => Effect.Effect<void, Conflict>
     readonly count: (accountId: string) => Effect.Effect<number>
     /** Newest first (`created_at` desc, then `id` desc), without content. */
     readonly list: (accountId: string, filter: SourceFilter, page: Page) => Effect.Effect<Slice<KnowledgeSource>>
@@ -48,6 +50,17 @@ export class KnowledgeRepo extends Context.Service<
      * the query's terms is never a hit.
      */
     readonly search: (accountId: string, request: SearchRequest) => Effect.Effect<ReadonlyArray<Hit>>
+    /** The account's source of this URL, if any: a URL is a source once per account. */
+    readonly findByUrl: (accountId: string, url: string) => Effect.Effect<KnowledgeSource | undefined>
+    /**
+     * Up to `limit` `processing` URL sources no other fetcher holds, each now held until `leaseUntil`
+     * (a fetcher that dies leaves its source to another).
+     */
+    readonly claimFetches: (
+      now: string,
+      leaseUntil: string,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly source: KnowledgeSourceWithContent }>>
     /** Which of these ids are sources of the account (an agent's `knowledge_source_ids`). */
     readonly existing: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>>
   }

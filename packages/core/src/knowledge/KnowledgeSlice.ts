@@ -1,10 +1,12 @@
+import { Layer } from "effect"
 import * as Slice from "../Slice.ts"
 import { Knowledge } from "./Knowledge.ts"
+import { SourceFetcher } from "./SourceFetcher.ts"
 import * as KnowledgeEvents from "./KnowledgeEvents.ts"
 
-/** Knowledge sources, their chunks and full-text search (CONTRACT-COMMERCE-AI §4). */
+/** Knowledge sources, their chunks and full-text search; `SourceFetcher.loop` fetches url sources (CONTRACT-COMMERCE-AI §4). */
 export const slice = Slice.make({
   name: "knowledge",
-  layer: Knowledge.layer,
+  layer: Layer.mergeAll(Knowledge.layer, SourceFetcher.layer),
   events: [KnowledgeEvents.updated]
 })

@@ -89,14 +89,27 @@ const Content = Text.check(
   Schema.isMaxLength(MAX_CONTENT_CHARS, { message: `content must be at most ${MAX_CONTENT_CHARS} characters` })
 )
 
-export const CreateSource = Schema.Struct({
+/** A source whose content is given: chunked in the upload's transaction, `ready` at once. */
+export const CreateContentSource = Schema.Struct({
   kind: Schema.Literals(["text", "markdown"]).annotate({
-    description: "`text` or `markdown`; `url` sources are not offered yet (docs/decisions.md)"
+    description: "`text`, or `markdown` (headings make sections that prefix their chunks)"
   }),
   title: Title,
   content: Content,
   language: Schema.optional(Language)
-}).annotate({ identifier: "CreateKnowledgeSource" })
+}).annotate({ identifier: "CreateKnowledgeContentSource" })
+
+/** A web page: `processing` until the server has fetched it, then `ready` or `failed`. */
+export const CreateUrlSource = Schema.Struct({
+  kind: Schema.Literal("url"),
+  url: Text.annotate({ description: "An https URL (http and private addresses only where the server allows them)" }),
+  title: Schema.optional(Title).annotate({ description: "The URL unless given" }),
+  language: Schema.optional(Language)
+}).annotate({ identifier: "CreateKnowledgeUrlSource" })
+
+export const CreateSource = Schema.Union([CreateContentSource, CreateUrlSource]).annotate({
+  identifier: "CreateKnowledgeSource"
+})
 export type CreateSource = typeof CreateSource.Type
 
 export const UpdateSource = Schema.Struct({

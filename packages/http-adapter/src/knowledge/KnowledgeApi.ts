@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { IntegerString, Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_CHARS, SearchMode, SearchResults } from "@leadline/core/knowledge/Search"
 import {
@@ -47,7 +47,7 @@ export class KnowledgeApi extends HttpApiGroup.make("knowledge")
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Upload a knowledge source",
-        description: `\`text\` or \`markdown\` (headings make sections that prefix their chunks), at most ${MAX_CONTENT_CHARS} characters: chunked in the same transaction, so it answers \`ready\` and is searchable at once. \`language\` (a PostgreSQL text-search configuration) decides how its words are stemmed; the server's default is \`english\`. 409 \`conflict\` past the account's limit of sources. ${EVENT} Needs \`knowledge:write\`.`
+        description: `\`text\` or \`markdown\` (headings make sections that prefix their chunks), at most ${MAX_CONTENT_CHARS} characters: chunked in the same transaction, so it answers \`ready\` and is searchable at once. \`url\` (an https page, unique per account, 409 otherwise): answers \`processing\`; the server fetches it (at most 2 MiB, 10 s and 3 redirects; HTML, plain text or markdown; private addresses refused at connect) and makes it \`ready\`, or \`failed\` with \`error\`, with \`knowledge.updated\`. \`language\` (a PostgreSQL text-search configuration) decides how its words are stemmed; the server's default is \`english\`. 409 \`conflict\` past the account's limit of sources. ${EVENT} Needs \`knowledge:write\`.`
       })
     ),
     HttpApiEndpoint.get("search", "/search", {
@@ -89,6 +89,16 @@ export class KnowledgeApi extends HttpApiGroup.make("knowledge")
       OpenApi.annotations({
         summary: "List a source's chunks",
         description: "In the order of the source: what search finds and agents quote. Needs `knowledge:read`."
+      })
+    ),
+    HttpApiEndpoint.post("refresh", "/sources/:id/refresh", {
+      params: SourceId,
+      success: KnowledgeSource.pipe(HttpApiSchema.status(202)),
+      error: [Forbidden, NotFound, Conflict]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Fetch a url source again",
+        description: `202 with the source \`processing\` until its page is fetched again (then \`ready\` or \`failed\`, with \`knowledge.updated\`). Only url sources (409 otherwise). Needs \`knowledge:write\`.`
       })
     ),
     HttpApiEndpoint.patch("update", "/sources/:id", {

@@ -33,6 +33,7 @@ export const layer = HttpApiBuilder.group(
           })
         ).pipe(Respond.ok)
       )
+      .handle("refresh", ({ params }) => wire(knowledge.refresh(params.id)).pipe(Respond.json(202)))
       .handle("get", ({ params }) => wire(knowledge.get(params.id)).pipe(Respond.ok))
       .handle("chunks", ({ params, query }) => wire(knowledge.chunks(params.id, page(query))).pipe(Respond.ok))
       .handle("update", ({ params, payload }) => wire(knowledge.update(params.id, payload)).pipe(Respond.ok))

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { type Hit, KnowledgeRepo } from "@leadline/core/knowledge/KnowledgeRepo"
+import { Conflict } from "@leadline/core/Errors"
 import { type KnowledgeChunk, type KnowledgeSourceWithContent, withoutContent } from "@leadline/core/knowledge/Source"
 import * as MemoryLocks from "../MemoryLocks.ts"
 import * as MemoryTable from "../MemoryTable.ts"
@@ -8,6 +9,8 @@ import { atomically, type Tx } from "../MemoryTransaction.ts"
 interface SourceRow {
   readonly accountId: string
   readonly source: KnowledgeSourceWithContent
+  /** Until when a fetcher holds this `processing` url source. */
+  readonly leaseUntil: string | null
 }
 
 interface ChunkRow {
@@ -59,6 +62,7 @@ const snippetOf = (text: string, wanted: ReadonlySet<string>): string => {
 export const layer = Layer.sync(KnowledgeRepo)(() => {
   const sources = MemoryTable.make({
     primaryKey: (row: SourceRow) => MemoryTable.key(row.accountId, row.source.id),
+    unique: { url: (row) => (row.source.url === null ? undefined : MemoryTable.key(row.accountId, row.source.url)) },
     indexes: { account: (row) => row.accountId },
     order: MemoryTable.newestFirst(
       (row: SourceRow) => row.source.created_at,
@@ -84,10 +88,18 @@ export const layer = Layer.sync(KnowledgeRepo)(() => {
 
   return KnowledgeRepo.of({
     insert: (accountId, source, rows) =>
-      atomically((tx) => {
-        sources.insert(tx, { accountId, source })
-        replaceChunks(tx, accountId, source.id, rows)
-      }),
+      Effect.flatMap(
+        atomically((tx) => {
+          const taken = sources.insert(tx, { accountId, source, leaseUntil: null })
+          if (taken instanceof MemoryTable.Violation) return taken
+          replaceChunks(tx, accountId, source.id, rows)
+          return undefined
+        }),
+        (taken) =>
+          taken === undefined
+            ? Effect.void
+            : Effect.fail(new Conflict({ message: `A knowledge source of ${source.url} already exists` }))
+      ),
     count: (accountId) => Effect.sync(() => [...sources.scan("account", accountId)].length),
     list: (accountId, filter, page) =>
       Effect.sync(() => {
@@ -107,7 +119,7 @@ export const layer = Layer.sync(KnowledgeRepo)(() => {
       ),
     update: (accountId, source, rows) =>
       atomically((tx) => {
-        sources.update(tx, { accountId, source })
+        sources.update(tx, { accountId, source, leaseUntil: null })
         if (rows !== undefined) replaceChunks(tx, accountId, source.id, rows)
       }),
     remove: (accountId, id) =>
@@ -150,6 +162,27 @@ export const layer = Layer.sync(KnowledgeRepo)(() => {
           )
           .slice(0, request.limit)
       }),
+    findByUrl: (accountId, url) =>
+      Effect.sync(() => {
+        const source = sources.find("url", MemoryTable.key(accountId, url))?.source
+        return source === undefined ? undefined : withoutContent(source)
+      }),
+    // One synchronous step: no other claim sees the source between the check and the lease.
+    claimFetches: (now, leaseUntil, limit) =>
+      atomically((tx) =>
+        [...sources.rows()]
+          .filter(
+            (row) =>
+              row.source.kind === "url" &&
+              row.source.status === "processing" &&
+              (row.leaseUntil === null || row.leaseUntil <= now)
+          )
+          .slice(0, limit)
+          .map((row) => {
+            sources.update(tx, { ...row, leaseUntil })
+            return { accountId: row.accountId, source: row.source }
+          })
+      ),
     existing: (accountId, ids) => Effect.sync(() => ids.filter((id) => find(accountId, id) !== undefined))
   })
 })

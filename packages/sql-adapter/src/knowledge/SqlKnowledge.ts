@@ -7,6 +7,7 @@ import type {
   KnowledgeSourceWithContent,
   SourceFilter
 } from "@leadline/core/knowledge/Source"
+import { Conflict } from "@leadline/core/Errors"
 import { iso, orDie, textArray } from "../internal/store.ts"
 
 interface SourceRow {
@@ -96,11 +97,17 @@ export const layer = Layer.effect(
     return KnowledgeRepo.of({
       insert: (accountId, s, chunks) =>
         Effect.gen(function* () {
-          yield* orDie(sql`
+          // ON CONFLICT instead of catching the violation: a failed statement would poison the transaction.
+          const inserted = yield* orDie(sql<{ id: string }>`
             INSERT INTO knowledge_sources (account_id, ${listed}, content)
             VALUES (${accountId}::uuid, ${s.id}, ${s.kind}, ${s.title}, ${s.url}, ${s.language}, ${s.status}, ${s.error},
                     ${s.char_count}::int, ${s.chunk_count}::int, ${s.content_sha256}, ${s.embedding_status},
-                    ${s.created_at}::timestamptz, ${s.updated_at}::timestamptz, ${s.content})`)
+                    ${s.created_at}::timestamptz, ${s.updated_at}::timestamptz, ${s.content})
+            ON CONFLICT (account_id, url) WHERE url IS NOT NULL DO NOTHING
+            RETURNING id`)
+          if (inserted.length === 0) {
+            return yield* new Conflict({ message: `A knowledge source of ${s.url} already exists` })
+          }
           yield* insertChunks(accountId, s, chunks)
         }),
       count: (accountId) =>
@@ -135,7 +142,7 @@ export const layer = Layer.effect(
       update: (accountId, s, chunks) =>
         Effect.gen(function* () {
           yield* orDie(sql`
-            UPDATE knowledge_sources SET title = ${s.title}, url = ${s.url}, status = ${s.status}, error = ${s.error},
+            UPDATE knowledge_sources SET title = ${s.title}, url = ${s.url}, status = ${s.status}, error = ${s.error}, fetch_lease_until = NULL,
               content = ${s.content}, char_count = ${s.char_count}::int, chunk_count = ${s.chunk_count}::int,
               content_sha256 = ${s.content_sha256}, embedding_status = ${s.embedding_status},
               updated_at = ${s.updated_at}::timestamptz
@@ -240,6 +247,29 @@ export const layer = Layer.effect(
           return [...first, ...rest]
         })
       },
+      findByUrl: (accountId, url) =>
+        orDie(
+          sql<SourceRow>`SELECT ${listed} FROM knowledge_sources WHERE account_id = ${accountId}::uuid AND url = ${url}`
+        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toSource(row)))),
+      claimFetches: (now, leaseUntil, limit) =>
+        orDie(sql<SourceRow & { account_id: string }>`
+          WITH due AS (
+            SELECT account_id, id FROM knowledge_sources
+            WHERE status = 'processing' AND kind = 'url'
+              AND (fetch_lease_until IS NULL OR fetch_lease_until <= ${now}::timestamptz)
+            ORDER BY updated_at
+            LIMIT ${limit}::int
+            FOR UPDATE SKIP LOCKED
+          )
+          UPDATE knowledge_sources AS s SET fetch_lease_until = ${leaseUntil}::timestamptz
+          FROM due WHERE s.account_id = due.account_id AND s.id = due.id
+          RETURNING s.account_id::text AS account_id, ${sql.unsafe(
+            LISTED.split(", ")
+              .map((c) => `s.${c}`)
+              .join(", ")
+          )}, s.content`).pipe(
+          Effect.map((rows) => rows.map((row) => ({ accountId: row.account_id, source: toSourceWithContent(row) })))
+        ),
       existing: (accountId, ids) =>
         ids.length === 0
           ? Effect.succeed([])

@@ -67,13 +67,15 @@ export const contract = (context: ContractContext) => {
       )
     })
 
-    it("refuses an empty title, too long a content, a url source, an unknown language and an unknown field, writing nothing", async () => {
+    it("refuses an empty title, too long a content, a bad url, an unknown language and an unknown field, writing nothing", async () => {
       const before = await call(context.target, "GET", `${PATH}?limit=1`, { auth: owner() })
       const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
         [{ kind: "text", title: "", content: "x" }, "title"],
         [{ kind: "text", title: "Big", content: "x".repeat(200_001) }, "content"],
         [{ kind: "text", title: "Blank", content: "   \n  " }, "content"],
-        [{ kind: "url", title: "Site", url: "https://example.com" }, "kind"],
+        [{ kind: "url", title: "Site" }, "url"],
+        [{ kind: "url", url: "ftp://example.com/help" }, "url"],
+        [{ kind: "url", url: "https://user:secret@example.com/help" }, "url"],
         [{ kind: "text", title: "Klingon", content: "x", language: "klingon" }, "language"],
         [{ kind: "text", title: "Extra", content: "x", colour: "red" }, "colour"]
       ]

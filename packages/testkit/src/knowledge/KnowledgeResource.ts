@@ -107,6 +107,22 @@ export const resource: Resource.Resource = {
       request: Resource.aimedAt(isolation, (id) => ({ path: `${PATH}/${id}/chunks` }))
     },
     {
+      method: "POST",
+      path: `${PATH}/{id}/refresh`,
+      needs: [...writes],
+      succeeds: 202,
+      addresses: (id) => ({ path: `${PATH}/${id}/refresh` }),
+      // A url source (fetched in the background; refused or failed is all the same to a refresh).
+      request: async ({ target }, account) => {
+        const reply = await call(target, "POST", PATH, {
+          auth: account.ownerKey,
+          json: { kind: "url", url: `https://example.com/help/${crypto.randomUUID()}` }
+        })
+        expect(reply.status, reply.text).toBe(201)
+        return { path: `${PATH}/${reply.body.id}/refresh` }
+      }
+    },
+    {
       method: "PATCH",
       path: `${PATH}/{id}`,
       needs: [...writes],
@@ -143,7 +159,7 @@ export const resource: Resource.Resource = {
       update: `PATCH ${PATH}/{id}`,
       remove: `DELETE ${PATH}/{id}`,
       list: { path: PATH, field: "sources" },
-      parameters: [`${PATH}/{id} id`, `${PATH}/{id}/chunks id`]
+      parameters: [`${PATH}/{id} id`, `${PATH}/{id}/chunks id`, `${PATH}/{id}/refresh id`]
     },
     emits: {
       [`POST ${PATH}`]: "knowledge.updated",

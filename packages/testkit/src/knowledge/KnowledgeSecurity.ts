@@ -10,6 +10,7 @@ export const admits: Admits = {
   "GET /api/v1/knowledge/search": reads,
   "GET /api/v1/knowledge/sources/{id}": reads,
   "GET /api/v1/knowledge/sources/{id}/chunks": reads,
+  "POST /api/v1/knowledge/sources/{id}/refresh": writes,
   "PATCH /api/v1/knowledge/sources/{id}": writes,
   "DELETE /api/v1/knowledge/sources/{id}": writes
 }

@@ -49,6 +49,8 @@ export interface StartOptions {
   readonly readiness?: Layer.Layer<Readiness> | undefined
   /** Per-key limits (in memory); off unless given. */
   readonly rateLimit?: RateLimit.RateLimitSettings | undefined
+  /** The AI simulation's own per-key limit; 30 a minute unless given. */
+  readonly simulationRateLimit?: RateLimit.RateLimitSettings | undefined
   /**
    * Fetch `url` knowledge sources in the background (the default), or not: a fuzzer that counts the
    * events its answers announce leaves them `processing`, since a fetch's event comes later.
@@ -126,7 +128,12 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       Layer.provide(app),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),
-      Layer.provide(options.rateLimit === undefined ? Layer.empty : RateLimit.layerMemory(options.rateLimit))
+      Layer.provide(options.rateLimit === undefined ? Layer.empty : RateLimit.layerMemory(options.rateLimit)),
+      Layer.provide(
+        options.simulationRateLimit === undefined
+          ? Layer.empty
+          : Layer.succeed(RateLimit.SimulationSettings, options.simulationRateLimit)
+      )
     ),
     { disableLogger: true, disableListenLog: true }
   ).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })))

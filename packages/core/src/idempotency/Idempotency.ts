@@ -1,7 +1,7 @@
 import { Clock, Context, Duration, Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
-import { IdempotencyInProgress, IdempotencyKeyReused } from "../Errors.ts"
-import { Transactor } from "../Transactor.ts"
+import { type DomainError, IdempotencyInProgress, IdempotencyKeyReused } from "../Errors.ts"
+import { FinalWrites, Transactor } from "../Transactor.ts"
 import { IdempotencyStore, type StoredResponse } from "./IdempotencyStore.ts"
 import * as Tracing from "../Tracing.ts"
 
@@ -34,7 +34,7 @@ export class Idempotency extends Context.Service<
       key: string,
       fingerprint: string,
       operation: Effect.Effect<StoredResponse, E, R>
-    ) => Effect.Effect<Outcome, E | IdempotencyInProgress | IdempotencyKeyReused, R | CurrentPrincipal>
+    ) => Effect.Effect<Outcome, E | DomainError | IdempotencyInProgress | IdempotencyKeyReused, R | CurrentPrincipal>
   }
 >()("core/Idempotency") {
   static readonly layer = Layer.effect(
@@ -59,9 +59,17 @@ export class Idempotency extends Context.Service<
                 if (reservation._tag === "InProgress") return yield* new IdempotencyInProgress()
                 return { response: reservation.response, replayed: true }
               }
-              const response = yield* operation.pipe(Effect.onError(() => Effect.ignore(store.release(ref))))
+              const deferred: Array<Effect.Effect<void, DomainError>> = []
+              const finalWrites = FinalWrites.of({ defer: (write) => Effect.sync(() => void deferred.push(write)) })
+              const response = yield* operation.pipe(
+                Effect.provideService(FinalWrites, finalWrites),
+                Effect.onError(() => Effect.ignore(store.release(ref)))
+              )
               // A server error is not an answer to keep: the client may retry with the same key.
               yield* response.status >= 500 ? store.release(ref) : store.complete(ref, response)
+              // The operation's deferred writes last (a hot row's lock held for the commit only); one
+              // that fails rolls everything back, the record included, and its error is the answer.
+              for (const write of deferred) yield* write
               return { response, replayed: false }
             })
           )

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { ProductsRepo } from "../catalogue/ProductsRepo.ts"
 import {
@@ -17,7 +17,7 @@ import * as Ids from "../Ids.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
-import { Transactor } from "../Transactor.ts"
+import { FinalWrites, Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
 import { CreateOrder, type Order, type OrderFilter, UpdateOrder } from "./Order.ts"
 import * as OrderEvents from "./OrderEvents.ts"
@@ -45,7 +45,9 @@ export class Orders extends Context.Service<
     readonly get: (id: string) => Effect.Effect<Order, PermissionDenied | NotFound, Needs>
     /**
      * `InsufficientStock` comes after the order's writes, which its transaction's rollback undoes: a
-     * caller that runs this inside a transaction of its own must not commit that one after it.
+     * caller that runs this inside a transaction of its own must not commit that one after it. A
+     * caller that provides `FinalWrites` (the idempotency of a create) gets the stock taken as its
+     * final write instead, and the refusal from there.
      */
     readonly create: (
       input: CreateOrder,
@@ -142,14 +144,18 @@ export class Orders extends Context.Service<
             paid_at: null,
             refunded_at: null
           }
+          const finalWrites = yield* Effect.serviceOption(FinalWrites)
           return yield* transactor.withTransaction(
             Effect.gen(function* () {
               yield* repo.insert(accountId, order)
               yield* emit(OrderEvents.created, order).pipe(withOutbox)
               // Last, so that a product's row is locked from here to the commit only: every other order
-              // for that product waits on it. A short product fails the order after its writes, and the
+              // for that product waits on it. Under an Idempotency-Key, after the key's record too (the
+              // caller's final write). A short product fails the order after its writes, and the
               // transaction's rollback takes them back.
-              yield* products.takeStock(accountId, priced.moves, now)
+              const take = products.takeStock(accountId, priced.moves, now)
+              if (Option.isSome(finalWrites) && priced.moves.length > 0) yield* finalWrites.value.defer(take)
+              else yield* take
               return order
             })
           )

@@ -1,8 +1,9 @@
-import { Clock, Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import type { Conversation } from "../conversations/Conversation.ts"
 import { AiModel } from "../ai/AiModel.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import type { AiProviderError, AiProviderTimeout } from "../Errors.ts"
+import * as Loop from "../internal/loop.ts"
 import { KnowledgeRepo } from "../knowledge/KnowledgeRepo.ts"
 import { Messages } from "../messages/Messages.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
@@ -180,11 +181,7 @@ export class AgentResponder extends Context.Service<AgentResponder, { readonly r
 /** Runs the responder every `intervalMillis` for the life of the layer (in the server, or a worker process). */
 export const loop = (options: { readonly intervalMillis?: number | undefined } = {}) =>
   Layer.effectDiscard(
-    Effect.gen(function* () {
-      const responder = yield* AgentResponder
-      const round = responder.runOnce.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("Answering inbound messages with agents failed", cause))
-      )
-      yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(Duration.millis(options.intervalMillis ?? 1_000))))
-    })
+    Effect.flatMap(AgentResponder, (responder) =>
+      Loop.every("Answering inbound messages with agents", options.intervalMillis ?? 1_000, responder.runOnce)
+    )
   )

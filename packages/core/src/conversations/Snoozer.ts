@@ -1,4 +1,5 @@
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer } from "effect"
+import * as Loop from "../internal/loop.ts"
 import { Conversations } from "./Conversations.ts"
 
 /**
@@ -7,11 +8,7 @@ import { Conversations } from "./Conversations.ts"
  */
 export const layer = (options: { readonly intervalMillis?: number | undefined } = {}) =>
   Layer.effectDiscard(
-    Effect.gen(function* () {
-      const conversations = yield* Conversations
-      const round = conversations.reopenSnoozed.pipe(
-        Effect.catchCause((cause) => Effect.logWarning("Reopening snoozed conversations failed", cause))
-      )
-      yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(Duration.millis(options.intervalMillis ?? 30_000))))
-    })
+    Effect.flatMap(Conversations, (conversations) =>
+      Loop.every("Reopening snoozed conversations", options.intervalMillis ?? 30_000, conversations.reopenSnoozed)
+    )
   )

@@ -12,9 +12,9 @@ import { Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
 import { problemWith } from "../webhooks/UrlPolicy.ts"
 import { WebhookSettings } from "../webhooks/Webhooks.ts"
-import * as Chunking from "./Chunking.ts"
 import * as KnowledgeEvents from "./KnowledgeEvents.ts"
 import { KnowledgeRepo } from "./KnowledgeRepo.ts"
+import * as SourceContent from "./SourceContent.ts"
 import {
   DEFAULT_LIMIT,
   type SearchInput,
@@ -42,14 +42,6 @@ export class KnowledgeSettings extends Context.Reference<{
   /** `LEADLINE_KNOWLEDGE_MAX_SOURCES`: per account. */
   readonly maxSources: number
 }>("core/KnowledgeSettings", { defaultValue: () => ({ defaultLanguage: "english", maxSources: 1000 }) }) {}
-
-const encoder = new TextEncoder()
-
-/** Hex SHA-256 with Web Crypto: the same in Node and in a browser, no Node module in core. */
-const sha256 = (text: string): Effect.Effect<string> =>
-  Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(text))).pipe(
-    Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
-  )
 
 /**
  * The knowledge base (CONTRACT-COMMERCE-AI §4): text and markdown sources, chunked in the same
@@ -98,14 +90,6 @@ export class Knowledge extends Context.Service<
       const decodeCreate = decodeInput(CreateSource, "knowledge source")
       const decodeUpdate = decodeInput(UpdateSource, "knowledge source")
       const decodeSearch = decodeInput(SearchInputSchema, "search")
-
-      const chunked = Effect.fnUntraced(function* (sourceId: string, kind: "text" | "markdown", content: string) {
-        const chunks: Array<KnowledgeChunk> = []
-        for (const piece of Chunking.chunk(content, kind)) {
-          chunks.push({ id: yield* Ids.make("kc"), source_id: sourceId, ...piece })
-        }
-        return chunks
-      })
 
       const list = Effect.fnUntraced(function* (filter: SourceFilter, page: Pagination.Page) {
         const principal = yield* authorize("knowledge.view")
@@ -159,7 +143,8 @@ export class Knowledge extends Context.Service<
             content: ""
           }
         } else {
-          chunks = yield* chunked(id, input.kind, input.content)
+          const prepared = yield* SourceContent.prepare(id, input.kind, input.content)
+          chunks = prepared.chunks
           source = {
             id,
             kind: input.kind,
@@ -168,13 +153,10 @@ export class Knowledge extends Context.Service<
             language,
             status: "ready",
             error: null,
-            char_count: input.content.length,
-            chunk_count: chunks.length,
-            content_sha256: yield* sha256(input.content),
+            ...prepared.fields,
             embedding_status: "none",
             created_at: now,
-            updated_at: now,
-            content: input.content
+            updated_at: now
           }
         }
         return yield* transactor.withTransaction(
@@ -225,22 +207,18 @@ export class Knowledge extends Context.Service<
             if (!contentChanged && (changes.title === undefined || changes.title === current.title)) {
               return withoutContent(current)
             }
-            const now = yield* Ids.now
-            const kind = current.kind === "url" ? "text" : current.kind
-            const chunks = contentChanged ? yield* chunked(id, kind, changes.content!) : undefined
+            // Content is never a url source's (refused above): its kind is text or markdown.
+            const prepared =
+              contentChanged && current.kind !== "url"
+                ? yield* SourceContent.prepare(id, current.kind, changes.content!)
+                : undefined
             const next: KnowledgeSourceWithContent = {
               ...current,
               ...changes,
-              ...(contentChanged
-                ? {
-                    char_count: changes.content!.length,
-                    chunk_count: chunks!.length,
-                    content_sha256: yield* sha256(changes.content!)
-                  }
-                : {}),
-              updated_at: now
+              ...prepared?.fields,
+              updated_at: yield* Ids.now
             }
-            yield* repo.update(principal.accountId, next, chunks)
+            yield* repo.update(principal.accountId, next, prepared?.chunks)
             const shown = withoutContent(next)
             yield* emit(
               KnowledgeEvents.updated,

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { Identity } from "./accounts/Identity.ts"
+import { Analytics } from "./analytics/Analytics.ts"
 import { Operator } from "./accounts/Operator.ts"
 import { ApiKeyCache } from "./auth/ApiKeyCache.ts"
 import { Authenticator } from "./auth/Authenticator.ts"
@@ -22,6 +23,7 @@ export const layer = Layer.mergeAll(
   Identity.layer,
   Idempotency.layer,
   Webhooks.layer,
+  Analytics.layer,
   slices
 )
 

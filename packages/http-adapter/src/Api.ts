@@ -5,6 +5,7 @@ import { OrdersApi } from "./orders/OrdersApi.ts"
 import { KnowledgeApi } from "./knowledge/KnowledgeApi.ts"
 import { AgentsApi } from "./agents/AgentsApi.ts"
 import { AiApi } from "./ai/AiApi.ts"
+import { AnalyticsApi } from "./analytics/AnalyticsApi.ts"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
@@ -26,6 +27,7 @@ export class Api extends HttpApi.make("leadline")
   .add(KnowledgeApi)
   .add(AgentsApi)
   .add(AiApi)
+  .add(AnalyticsApi)
   .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })

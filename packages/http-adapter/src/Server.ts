@@ -10,6 +10,7 @@ import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
+import * as AnalyticsHandlers from "./analytics/AnalyticsHandlers.ts"
 import * as KnowledgeHandlers from "./knowledge/KnowledgeHandlers.ts"
 import * as AgentsHandlers from "./agents/AgentsHandlers.ts"
 import * as AiHandlers from "./ai/AiHandlers.ts"
@@ -44,6 +45,7 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     CampaignsHandlers.layer,
     CatalogueHandlers.layer,
     OrdersHandlers.layer,
+    AnalyticsHandlers.layer,
     KnowledgeHandlers.layer,
     AgentsHandlers.layer,
     AiHandlers.layer,

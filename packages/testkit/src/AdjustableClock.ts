@@ -8,6 +8,8 @@ import { type Clock, Duration, Effect } from "effect"
 export interface AdjustableClock {
   readonly clock: Clock.Clock
   readonly advance: (duration: Duration.Input) => void
+  /** Puts the clock at this instant, back or forward (analytics tests place rows on a calendar); it runs on from there. */
+  readonly set: (at: Date) => void
 }
 
 export const make = (): AdjustableClock => {
@@ -29,6 +31,9 @@ export const make = (): AdjustableClock => {
     clock,
     advance: (duration) => {
       offsetMillis += Duration.toMillis(Duration.fromInputUnsafe(duration))
+    },
+    set: (at) => {
+      offsetMillis = at.getTime() - Date.now()
     }
   }
 }

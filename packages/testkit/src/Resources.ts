@@ -1,5 +1,6 @@
 import * as AdminSlice from "./admin/AdminSlice.ts"
 import * as AgentsSlice from "./agents/AgentsSlice.ts"
+import * as AnalyticsSlice from "./analytics/AnalyticsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
@@ -33,6 +34,7 @@ export const slices = [
   OrdersSlice.slice,
   KnowledgeSlice.slice,
   AgentsSlice.slice,
+  AnalyticsSlice.slice,
   AdminSlice.slice
 ] as const
 

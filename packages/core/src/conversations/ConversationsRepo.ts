@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { Bounds } from "../analytics/Calendar.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Conversation, Filters } from "./Conversation.ts"
 
@@ -11,6 +12,8 @@ export class ConversationsRepo extends Context.Service<
     readonly find: (accountId: string, id: string) => Effect.Effect<Conversation | undefined>
     /** Replaces the stored conversation's status, snooze and assignment; undefined when it is not in the account. */
     readonly update: (accountId: string, conversation: Conversation) => Effect.Effect<Conversation | undefined>
+    /** How many conversations were made in each bucket; one is made with its first message, in its transaction. */
+    readonly createdPerBucket: (accountId: string, bounds: Bounds) => Effect.Effect<ReadonlyArray<number>>
     /** Opens every snoozed conversation whose `snoozed_until` is at or before `now`; how many. */
     readonly wakeSnoozed: (now: string) => Effect.Effect<number>
     /** Deletes a lead's conversations. */

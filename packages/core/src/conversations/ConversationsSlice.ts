@@ -1,4 +1,10 @@
 import * as Slice from "../Slice.ts"
+import * as ConversationMetrics from "./ConversationMetrics.ts"
 import { Conversations } from "./Conversations.ts"
 
-export const slice = Slice.make({ name: "conversations", layer: Conversations.layer, events: [] })
+export const slice = Slice.make({
+  name: "conversations",
+  layer: Conversations.layer,
+  events: [],
+  metrics: ConversationMetrics.metrics
+})

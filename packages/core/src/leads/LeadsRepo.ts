@@ -2,7 +2,8 @@ import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Audience } from "../campaigns/Audience.ts"
-import type { Lead } from "./Lead.ts"
+import type { Bounds } from "../analytics/Calendar.ts"
+import type { Lead, LeadStatus } from "./Lead.ts"
 
 /** Lead storage, always scoped to one account. Phone numbers are unique per account. */
 export class LeadsRepo extends Context.Service<
@@ -23,6 +24,13 @@ export class LeadsRepo extends Context.Service<
     readonly audience: (accountId: string, audience: Audience) => Effect.Effect<ReadonlyArray<Lead>>
     /** How many leads the audience matches now. */
     readonly audienceCount: (accountId: string, audience: Audience) => Effect.Effect<number>
+    /** How many leads were created in each bucket of the bounds (`Calendar.Bounds`). */
+    readonly createdPerBucket: (accountId: string, bounds: Bounds) => Effect.Effect<ReadonlyArray<number>>
+    /** The leads created in the window, counted by their status now; statuses with none may be left out. */
+    readonly statusesOfCreated: (
+      accountId: string,
+      window: Bounds
+    ) => Effect.Effect<Readonly<Partial<Record<LeadStatus, number>>>>
     /** Removes the lead and returns it as it was; undefined when it is not in the account. */
     readonly remove: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
   }

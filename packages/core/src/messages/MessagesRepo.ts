@@ -1,7 +1,12 @@
 import { Context, type Effect } from "effect"
+import type { Bounds } from "../analytics/Calendar.ts"
+import type { DurationStats } from "../analytics/Metrics.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
 import type { OutboundStatus } from "./StatusMerge.ts"
+
+/** The messages analytics counts (`MessagesRepo.createdPerBucket`). */
+export type Counted = "inbound" | "outbound" | "outbound_by_agent"
 
 /** Message storage, scoped to one account. `(channel_id, external_id)` is unique: WhatsApp's redeliveries are found. */
 export class MessagesRepo extends Context.Service<
@@ -16,6 +21,21 @@ export class MessagesRepo extends Context.Service<
       before?: Message | undefined
     ) => Effect.Effect<Slice<Message>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
+    /**
+     * How many messages of a kind were created in each bucket: `inbound`; `outbound` that are not
+     * `failed` or `cancelled` (as metering counts them); of those, the ones an agent sent.
+     */
+    readonly createdPerBucket: (
+      accountId: string,
+      kind: Counted,
+      bounds: Bounds
+    ) => Effect.Effect<ReadonlyArray<number>>
+    /**
+     * For each conversation whose first inbound message was created in the window, the seconds
+     * from it to the first outbound message created after it (not failed or cancelled); conversations
+     * without one are left out.
+     */
+    readonly firstResponses: (accountId: string, window: Bounds) => Effect.Effect<DurationStats>
     /** Stores inbound messages: the ids of those stored, leaving out any whose `external_id` is on its channel already. */
     readonly insertInbound: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlySet<string>>
     /** The messages among `ids`, locked for the caller's transaction where the store can lock (in id order). */

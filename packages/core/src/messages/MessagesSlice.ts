@@ -5,6 +5,7 @@ import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
 import { Inbound } from "../whatsapp/Inbound.ts"
 import { Layer } from "effect"
 import * as MessageEvents from "./MessageEvents.ts"
+import * as MessageMetrics from "./MessageMetrics.ts"
 import { Messages } from "./Messages.ts"
 import { MessageStatuses } from "./MessageStatuses.ts"
 
@@ -15,5 +16,6 @@ export const slice = Slice.make({
     // WhatsApp `order` messages place orders as the orders slice does.
     Layer.provide(WhatsAppOrders.layer.pipe(Layer.provide(Orders.layer)))
   ),
-  events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged]
+  events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged],
+  metrics: MessageMetrics.metrics
 })

@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
+import type { Bounds } from "../analytics/Calendar.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Order, OrderFilter } from "./Order.ts"
 
@@ -12,6 +13,23 @@ export class OrdersRepo extends Context.Service<
     /** Newest first (`created_at` desc, then `id` desc). */
     readonly list: (accountId: string, filter: OrderFilter, page: Page) => Effect.Effect<Slice<Order>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Order | undefined>
+    /** How many orders were created (`created_at`), or cancelled (`cancelled_at`), in each bucket. */
+    readonly countPerBucket: (
+      accountId: string,
+      moment: "created" | "cancelled",
+      bounds: Bounds
+    ) => Effect.Effect<ReadonlyArray<number>>
+    /** `amount_total` of the orders paid (`payment_status` paid, `paid_at`) in each bucket, in one currency. */
+    readonly revenuePerBucket: (
+      accountId: string,
+      currency: string,
+      bounds: Bounds
+    ) => Effect.Effect<ReadonlyArray<number>>
+    /** The orders paid in the window, per currency (sorted by code): their `amount_total` summed, and how many. */
+    readonly revenue: (
+      accountId: string,
+      window: Bounds
+    ) => Effect.Effect<ReadonlyArray<{ readonly currency: string; readonly amount: number; readonly orders: number }>>
     /** The order, locked for the caller's transaction where the store can lock: transitions are checked on it. */
     readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Order | undefined>
     /** The order a WhatsApp message (wamid) placed. */

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { type Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
+import * as Calendar from "@leadline/core/analytics/Calendar"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
@@ -43,6 +44,13 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
         return { items: slice.items.map((row) => row.conversation), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+    createdPerBucket: (accountId, bounds) =>
+      Effect.sync(() =>
+        Calendar.countPerBucket(
+          bounds,
+          Array.from(conversations.scan("account", accountId), (row) => Date.parse(row.conversation.created_at))
+        )
+      ),
     update: (accountId, conversation) =>
       atomically((tx) => {
         if (find(accountId, conversation.id) === undefined) return undefined

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import * as Calendar from "@leadline/core/analytics/Calendar"
 import { Conflict } from "@leadline/core/Errors"
 import * as Audience from "@leadline/core/campaigns/Audience"
 import type { Lead } from "@leadline/core/leads/Lead"
@@ -55,6 +56,21 @@ export const layer = Layer.sync(LeadsRepo)(() => {
             ? phoneTaken(lead)
             : Effect.succeed(before === undefined ? undefined : lead)
       ),
+    createdPerBucket: (accountId, bounds) =>
+      Effect.sync(() =>
+        Calendar.countPerBucket(
+          bounds,
+          Array.from(leads.scan("account", accountId), (row) => Date.parse(row.lead.created_at))
+        )
+      ),
+    statusesOfCreated: (accountId, window) =>
+      Effect.sync(() => {
+        const counts: Partial<Record<Lead["status"], number>> = {}
+        for (const { lead } of leads.scan("account", accountId))
+          if (Calendar.bucketOf(window, Date.parse(lead.created_at)) === 0)
+            counts[lead.status] = (counts[lead.status] ?? 0) + 1
+        return counts
+      }),
     audience: (accountId, audience) =>
       Effect.sync(() => matching(accountId, audience).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))),
     audienceCount: (accountId, audience) => Effect.sync(() => matching(accountId, audience).length),

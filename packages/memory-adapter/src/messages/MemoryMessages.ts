@@ -1,9 +1,11 @@
 import { Context, Effect, Layer, PubSub } from "effect"
+import * as Calendar from "@leadline/core/analytics/Calendar"
+import * as Metrics from "@leadline/core/analytics/Metrics"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
-import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import { type Counted, MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MemoryTable from "../MemoryTable.ts"
@@ -12,6 +14,25 @@ import { atomically } from "../MemoryTransaction.ts"
 interface Row {
   readonly accountId: string
   readonly message: Message
+}
+
+/** Whether analytics counts the message as `kind` (`MessagesRepo.createdPerBucket`). */
+const counts = (kind: Counted, message: Message): boolean =>
+  kind === "inbound"
+    ? message.direction === "inbound"
+    : message.direction === "outbound" &&
+      message.status !== "failed" &&
+      message.status !== "cancelled" &&
+      (kind === "outbound" || message.sender_type === "agent")
+
+/** The earliest creation of the messages, after `after` when given. */
+const earliest = (messages: ReadonlyArray<Message>, after = Number.NEGATIVE_INFINITY): number | undefined => {
+  let found: number | undefined
+  for (const message of messages) {
+    const at = Date.parse(message.created_at)
+    if (at > after && (found === undefined || at < found)) found = at
+  }
+  return found
 }
 
 /** What the sender keeps on a queued message (the SQL columns of migration 0007). */
@@ -43,6 +64,7 @@ export const layer = Layer.effectContext(
             : MemoryTable.key(row.accountId, row.message.channel_id, row.message.external_id)
       },
       indexes: {
+        account: (row) => row.accountId,
         conversation: (row) => MemoryTable.key(row.accountId, row.message.conversation_id),
         campaign: (row) =>
           row.message.campaign_id === null ? undefined : MemoryTable.key(row.accountId, row.message.campaign_id)
@@ -66,6 +88,32 @@ export const layer = Layer.effectContext(
           return { items: slice.items.map((row) => row.message), total: slice.total }
         }),
       find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+      createdPerBucket: (accountId, kind, bounds) =>
+        Effect.sync(() =>
+          Calendar.countPerBucket(
+            bounds,
+            Array.from(messages.scan("account", accountId), (row) => row.message)
+              .filter((message) => counts(kind, message))
+              .map((message) => Date.parse(message.created_at))
+          )
+        ),
+      firstResponses: (accountId, window) =>
+        Effect.sync(() => {
+          const threads = new Map<string, Array<Message>>()
+          for (const { message } of messages.scan("account", accountId))
+            threads.set(message.conversation_id, [...(threads.get(message.conversation_id) ?? []), message])
+          const seconds: Array<number> = []
+          for (const thread of threads.values()) {
+            const firstIn = earliest(thread.filter((message) => message.direction === "inbound"))
+            if (firstIn === undefined || Calendar.bucketOf(window, firstIn) !== 0) continue
+            const answer = earliest(
+              thread.filter((message) => counts("outbound", message)),
+              firstIn
+            )
+            if (answer !== undefined) seconds.push((answer - firstIn) / 1000)
+          }
+          return Metrics.durationStats(seconds)
+        }),
       findForUpdate: (accountId, ids) => Effect.sync(() => ids.flatMap((id) => find(accountId, id) ?? [])),
       idsByExternalId: (accountId, channelId, externalIds) =>
         Effect.sync(() => {

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import * as Calendar from "@leadline/core/analytics/Calendar"
 import { Conflict } from "@leadline/core/Errors"
 import { matches, type Order, type OrderFilter } from "@leadline/core/orders/Order"
 import { OrdersRepo } from "@leadline/core/orders/OrdersRepo"
@@ -35,6 +36,9 @@ export const layer = Layer.sync(OrdersRepo)(() => {
   })
   const locks = MemoryLocks.make()
   const find = (accountId: string, id: string) => orders.get(MemoryTable.key(accountId, id))?.order
+  const accountOrders = (accountId: string) => Array.from(orders.scan("account", accountId), (row) => row.order)
+  const paid = (accountId: string) =>
+    accountOrders(accountId).filter((order) => order.payment_status === "paid" && order.paid_at !== null)
 
   return OrdersRepo.of({
     insert: (accountId, order) =>
@@ -56,6 +60,35 @@ export const layer = Layer.sync(OrdersRepo)(() => {
         return { items: slice.items.map((row) => row.order), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+    countPerBucket: (accountId, moment, bounds) =>
+      Effect.sync(() =>
+        Calendar.countPerBucket(
+          bounds,
+          accountOrders(accountId).flatMap((order) => {
+            const at = moment === "created" ? order.created_at : order.cancelled_at
+            return at === null ? [] : [Date.parse(at)]
+          })
+        )
+      ),
+    revenuePerBucket: (accountId, currency, bounds) =>
+      Effect.sync(() =>
+        Calendar.sumPerBucket(
+          bounds,
+          paid(accountId)
+            .filter((order) => order.currency === currency)
+            .map((order) => [Date.parse(order.paid_at!), order.amount_total] as const)
+        )
+      ),
+    revenue: (accountId, window) =>
+      Effect.sync(() => {
+        const totals = new Map<string, { currency: string; amount: number; orders: number }>()
+        for (const order of paid(accountId)) {
+          if (Calendar.bucketOf(window, Date.parse(order.paid_at!)) !== 0) continue
+          const total = totals.get(order.currency) ?? { currency: order.currency, amount: 0, orders: 0 }
+          totals.set(order.currency, { ...total, amount: total.amount + order.amount_total, orders: total.orders + 1 })
+        }
+        return [...totals.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1))
+      }),
     findForUpdate: (accountId, id) =>
       Effect.andThen(
         locks.lock(MemoryTable.key(accountId, id)),

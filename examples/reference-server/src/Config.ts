@@ -56,6 +56,11 @@ export const ServerConfig = Config.all({
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
+  // `/metrics` exists only with a token; the recording itself stays on unless LEADLINE_METRICS=false.
+  metricsToken: Config.option(Config.Redacted("LEADLINE_METRICS_TOKEN")).pipe(
+    Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
+  ),
+  metrics: Config.Boolean("LEADLINE_METRICS").pipe(Config.withDefault(true)),
   logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   whatsappTransport: Config.schema(Schema.Literals(["simulator", "cloud"]), "WHATSAPP_TRANSPORT").pipe(
     Config.withDefault("simulator" as const)

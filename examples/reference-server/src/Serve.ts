@@ -1,11 +1,13 @@
 import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { createRequire } from "node:module"
+import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
+import { MetricsSettings } from "@leadline/http-adapter/observability/MetricsRoute"
 import * as Server from "@leadline/http-adapter/Server"
 import { Database } from "@leadline/sql-adapter/Database"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
@@ -20,6 +22,8 @@ import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
 import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
+
+const VERSION: string = createRequire(import.meta.url)("../package.json").version
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -39,8 +43,15 @@ export const serve = Effect.gen(function* () {
   const metaApp = yield* WhatsApp.metaApp(config)
   const database = databaseConfig(config)
   const app = Layer.mergeAll(
-    Server.routes({ maxBodyBytes: config.maxBodyBytes, requestTimeoutSeconds: config.requestTimeoutSeconds }).pipe(
-      Layer.provide(RateLimits.layer(config))
+    Server.routes({
+      maxBodyBytes: config.maxBodyBytes,
+      requestTimeoutSeconds: config.requestTimeoutSeconds,
+      metrics: config.metrics
+    }).pipe(
+      Layer.provide(RateLimits.layer(config)),
+      Layer.provide(
+        Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
+      )
     ),
     IdempotencyPurge.layer(),
     config.workerEnabled ? Worker.layer(config) : Layer.empty,

@@ -1,4 +1,5 @@
-import { Context, Duration, Effect, Layer, Option } from "effect"
+import * as OpsMetrics from "@leadline/core/observability/OpsMetrics"
+import { Context, Duration, Effect, Layer, Metric, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { toResponse } from "./ErrorMapping.ts"
@@ -43,16 +44,14 @@ const decider =
           }
         })
       ),
-      Effect.catch((error) => {
+      Effect.catch((error): Effect.Effect<Decision> => {
         const reason = error.reason
         if (reason._tag !== "RateLimitExceeded") {
-          return Effect.as(Effect.logWarning("rate limit store failed; letting the request through", error), {
-            _tag: "Allowed" as const,
-            headers: {}
-          })
+          const allowed: Decision = { _tag: "Allowed", headers: {} }
+          return Effect.as(Effect.logWarning("rate limit store failed; letting the request through", error), allowed)
         }
         const retryAfter = seconds(reason.retryAfter)
-        return Effect.succeed<Decision>({
+        const refused: Decision = {
           _tag: "Refused",
           response: HttpServerResponse.setHeaders(
             toResponse(
@@ -67,7 +66,8 @@ const decider =
               "x-ratelimit-reset": retryAfter
             }
           )
-        })
+        }
+        return Effect.as(Metric.update(OpsMetrics.rateLimited, 1), refused)
       })
     )
   }

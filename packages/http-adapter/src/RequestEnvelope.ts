@@ -1,7 +1,8 @@
-import { ByteSize, Cause, Context, Effect } from "effect"
+import { ByteSize, Cause, Context, Effect, Exit } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, toResponse } from "./ErrorMapping.ts"
+import * as HttpMetrics from "./observability/HttpMetrics.ts"
 import { NotFound, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -101,33 +102,61 @@ const withRequestId = (response: HttpServerResponse.HttpServerResponse, requestI
  * The outermost layer of every response: an `X-Request-Id`, and a JSON error body
  * for whatever escaped the routes (unknown route, unreadable body, a defect).
  * Unexpected failures are logged with the request id; the caller sees a generic 500.
- * Written without generators: it runs on every request.
+ * Written without generators: it runs on every request. With `metrics`, it records each
+ * answer's route, method, status and time (`HttpMetrics`).
  */
-export const envelope = HttpRouter.middleware(
-  (handler) =>
-    Effect.withFiber((fiber) => {
-      const requestId = makeId("req")
-      const url = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest).url
-      // The router ends a path at ";" (matrix parameters), which would serve /leads/;x as the list.
-      const query = url.indexOf("?")
-      if (url.lastIndexOf(";", query === -1 ? url.length : query) !== -1) {
-        return Effect.succeed(withRequestId(noRoute, requestId))
-      }
-      const extra: Record<string, string> = {}
-      return Effect.matchCauseEffect(Effect.provideService(handler, ResponseHeaders, extra), {
-        onSuccess: (response) => Effect.succeed(withHeaders(withRequestId(response, requestId), extra)),
-        onFailure: (cause) =>
-          Cause.hasInterruptsOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.flatMap(fromCause(cause), ({ error, expected }) =>
-                Effect.as(
-                  expected
-                    ? Effect.void
-                    : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: requestId })),
-                  withHeaders(withRequestId(toResponse(error), requestId), extra)
-                )
+export const envelope = (options: { readonly metrics: boolean }) =>
+  HttpRouter.middleware(
+    (handler) =>
+      Effect.withFiber((fiber) => {
+        const requestId = makeId("req")
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const url = request.url
+        const labels: HttpMetrics.Labels | undefined = options.metrics
+          ? { route: "unmatched", record: true }
+          : undefined
+        // The router ends a path at ";" (matrix parameters), which would serve /leads/;x as the list.
+        const query = url.indexOf("?")
+        const answered =
+          url.lastIndexOf(";", query === -1 ? url.length : query) !== -1
+            ? Effect.succeed(withRequestId(noRoute, requestId))
+            : answer(handler, requestId, labels)
+        if (labels === undefined) return answered
+        const context = fiber.context as Context.Context<never>
+        const started = performance.now()
+        HttpMetrics.inFlight.modifyUnsafe(1, context)
+        return Effect.onExit(answered, (exit) => {
+          HttpMetrics.inFlight.modifyUnsafe(-1, context)
+          if (Exit.isSuccess(exit))
+            HttpMetrics.record(context, labels, request.method, exit.value.status, (performance.now() - started) / 1000)
+          return Effect.void
+        })
+      }),
+    { global: true }
+  )
+
+const answer = <E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  requestId: string,
+  labels: HttpMetrics.Labels | undefined
+) => {
+  const extra: Record<string, string> = {}
+  const provided = Effect.provideService(handler, ResponseHeaders, extra)
+  return Effect.matchCauseEffect(
+    labels === undefined ? provided : Effect.provideService(provided, HttpMetrics.CurrentLabels, labels),
+    {
+      onSuccess: (response) => Effect.succeed(withHeaders(withRequestId(response, requestId), extra)),
+      onFailure: (cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.flatMap(fromCause(cause), ({ error, expected }) =>
+              Effect.as(
+                expected
+                  ? Effect.void
+                  : Effect.logError("request failed", cause).pipe(Effect.annotateLogs({ request_id: requestId })),
+                withHeaders(withRequestId(toResponse(error), requestId), extra)
               )
-      })
-    }),
-  { global: true }
-)
+            )
+    }
+  )
+}

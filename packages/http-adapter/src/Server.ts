@@ -19,6 +19,8 @@ import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
 import * as WhatsAppWebhook from "./whatsapp/WhatsAppWebhook.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
+import * as HttpMetrics from "./observability/HttpMetrics.ts"
+import * as MetricsRoute from "./observability/MetricsRoute.ts"
 import * as RequestEnvelope from "./RequestEnvelope.ts"
 import * as RequestErrors from "./RequestErrors.ts"
 import * as WebhooksHandlers from "./webhooks/WebhooksHandlers.ts"
@@ -31,6 +33,8 @@ export interface Options {
   readonly maxBodyBytes?: number | undefined
   /** How long an API request may take before it is answered 503; 30 s unless set. */
   readonly requestTimeoutSeconds?: number | undefined
+  /** Records the HTTP metrics `/metrics` serves; on unless false (`LEADLINE_METRICS=false`, for benchmarks). */
+  readonly metrics?: boolean | undefined
 }
 
 const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
@@ -73,5 +77,9 @@ export const routes = (options: Options = {}) =>
     HttpApiScalar.layer(Api, { path: DOCS_PATH }),
     Health.routes,
     WhatsAppWebhook.routes,
-    RequestEnvelope.envelope
+    MetricsRoute.routes
+  ).pipe(
+    // Every route names its pattern for the HTTP metrics; the envelope around them records them.
+    Layer.provide(HttpMetrics.label),
+    Layer.merge(RequestEnvelope.envelope({ metrics: options.metrics ?? true }))
   )

@@ -1,6 +1,6 @@
 import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Clock, Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
@@ -8,6 +8,7 @@ import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
+import { MetricsSettings } from "@leadline/http-adapter/observability/MetricsRoute"
 import * as RateLimit from "@leadline/http-adapter/RateLimit"
 import * as Server from "@leadline/http-adapter/Server"
 import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
@@ -56,6 +57,8 @@ export interface StartOptions {
    * events its answers announce leaves them `processing`, since a fetch's event comes later.
    */
   readonly knowledgeFetcher?: boolean | undefined
+  /** Serves `/metrics` behind this bearer token (`LEADLINE_METRICS_TOKEN`); no `/metrics` without one. */
+  readonly metricsToken?: string | undefined
   readonly messaging?:
     | {
         /** Run the message sender in the server (the default), or not. */
@@ -128,6 +131,12 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       Layer.provide(app),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),
+      Layer.provide(
+        Layer.succeed(MetricsSettings, {
+          token: options.metricsToken === undefined ? undefined : Redacted.make(options.metricsToken),
+          version: "test"
+        })
+      ),
       Layer.provide(options.rateLimit === undefined ? Layer.empty : RateLimit.layerMemory(options.rateLimit)),
       Layer.provide(
         options.simulationRateLimit === undefined
@@ -140,7 +149,11 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
 
   const scope = Effect.runSync(Scope.make())
   const context = await Effect.runPromise(
-    Layer.buildWithScope(layer, scope).pipe(Effect.provideService(Clock.Clock, clock.clock))
+    Layer.buildWithScope(layer, scope).pipe(
+      Effect.provideService(Clock.Clock, clock.clock),
+      // Each server counts for itself, as a process of its own would.
+      Effect.provideService(Metric.MetricRegistry, new Map())
+    )
   )
   const baseUrl = HttpServer.formatAddress(Context.get(context, HttpServer.HttpServer).address)
   return {

@@ -1,11 +1,26 @@
+import * as OpsMetrics from "@leadline/core/observability/OpsMetrics"
 import { hostname } from "node:os"
-import { Cause, Clock, Duration, Effect, Layer, Queue, Scope } from "effect"
+import { Cause, Clock, type Context, Duration, Effect, Layer, Queue, Scope } from "effect"
 import * as Ids from "@leadline/core/Ids"
 import { type ClaimedDelivery, DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { delayAfterFailure } from "@leadline/core/webhooks/RetrySchedule"
-import { Sender } from "./Sender.ts"
+import { type SendOutcome, Sender } from "./Sender.ts"
 
 const BATCH_WINDOW = Duration.millis(5)
+
+/** The operator's label of an attempt (DASHBOARD-OBSERVABILITY B2), from what the sender saw. */
+const outcomeOf = (outcome: SendOutcome): OpsMetrics.WebhookOutcome =>
+  outcome.statusCode === null
+    ? outcome.error?.startsWith("refused:")
+      ? "blocked"
+      : outcome.error?.startsWith("timed out")
+        ? "timeout"
+        : "network"
+    : outcome.statusCode >= 200 && outcome.statusCode < 300
+      ? "success"
+      : outcome.statusCode >= 500
+        ? "http_5xx"
+        : "http_4xx"
 
 export interface Options {
   /** Attempts in flight at once; a hung receiver holds one slot, not the worker. */
@@ -42,6 +57,7 @@ export const layer = (options: Options = {}) =>
       yield* Effect.forkIn(Effect.forever(Effect.andThen(nextWakeup, poke)), scope)
 
       let inFlight = 0
+      const context = (yield* Effect.context<never>()) as Context.Context<never>
 
       const attempt = (delivery: ClaimedDelivery) =>
         Effect.gen(function* () {
@@ -63,6 +79,12 @@ export const layer = (options: Options = {}) =>
             error: outcome.error,
             next
           })
+          // Counted once recorded, so a scrape never sees an attempt the queue does not.
+          const kind = outcomeOf(outcome)
+          OpsMetrics.webhookAttempts[kind].updateUnsafe(1, context)
+          OpsMetrics.webhookAttemptDuration[kind].updateUnsafe(outcome.durationMs / 1000, context)
+          if (next._tag !== "RetryAt")
+            OpsMetrics.deliveriesFinished[next._tag === "Delivered" ? "delivered" : "failed"].updateUnsafe(1, context)
         }).pipe(
           // An unrecorded attempt (the database was away) is retried when the lease ends.
           Effect.catchCause((cause) => Effect.logWarning(`could not record an attempt of ${delivery.id}`, cause)),

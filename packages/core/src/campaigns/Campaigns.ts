@@ -1,4 +1,5 @@
-import { Context, Effect, Fiber, Layer } from "effect"
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
+import { Context, Effect, Fiber, Layer, Metric } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import type { Channel } from "../channels/Channel.ts"
@@ -259,128 +260,132 @@ export class Campaigns extends Context.Service<
       const queue = Effect.fnUntraced(function* (id: string) {
         const principal = yield* authorize("campaigns.send")
         const accountId = principal.accountId
-        return yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            const [campaign] = yield* repo.findForUpdate(accountId, [id])
-            if (campaign === undefined) return yield* notFound(id)
-            if (campaign.status !== "draft") return yield* new Conflict({ message: "Campaign is not a draft" })
-            const channel = yield* channelFor(accountId, campaign)
-            const audience = yield* leads.audience(accountId, campaign.audience)
-            if (audience.length === 0) {
-              return yield* new Conflict({ message: "The campaign's audience is empty: no lead matches it" })
-            }
-            const now = yield* Ids.now
-            // A time at or before now means now (§8.2).
-            const scheduledAt =
-              campaign.scheduled_at !== null && campaign.scheduled_at > now ? campaign.scheduled_at : null
-            const template = campaign.template as ReturnType<typeof templateOf>
+        return yield* transactor
+          .withTransaction(
+            Effect.gen(function* () {
+              const [campaign] = yield* repo.findForUpdate(accountId, [id])
+              if (campaign === undefined) return yield* notFound(id)
+              if (campaign.status !== "draft") return yield* new Conflict({ message: "Campaign is not a draft" })
+              const channel = yield* channelFor(accountId, campaign)
+              const audience = yield* leads.audience(accountId, campaign.audience)
+              if (audience.length === 0) {
+                return yield* new Conflict({ message: "The campaign's audience is empty: no lead matches it" })
+              }
+              const now = yield* Ids.now
+              // A time at or before now means now (§8.2).
+              const scheduledAt =
+                campaign.scheduled_at !== null && campaign.scheduled_at > now ? campaign.scheduled_at : null
+              const template = campaign.template as ReturnType<typeof templateOf>
 
-            // Rendered first: the usage is reserved for exactly the recipients that get a message.
-            const rendered = audience.map((lead) => Placeholders.render(template.components, lead))
-            const eligible = rendered.filter((r) => r._tag === "Rendered").length
+              // Rendered first: the usage is reserved for exactly the recipients that get a message.
+              const rendered = audience.map((lead) => Placeholders.render(template.components, lead))
+              const eligible = rendered.filter((r) => r._tag === "Rendered").length
 
-            // All or nothing (§10): a queued campaign never stops half-way for quota.
-            if (eligible > 0) yield* reserveWithinPlan(accounts, usage, accountId, now, eligible)
+              // All or nothing (§10): a queued campaign never stops half-way for quota.
+              if (eligible > 0) yield* reserveWithinPlan(accounts, usage, accountId, now, eligible)
 
-            /** One recipient as stored: skipped, or with its message and the thread to make for it. */
-            const recipient = (lead: (typeof audience)[number], result: Placeholders.Rendered): QueuedRecipient => {
-              if (result._tag === "Missing") {
+              /** One recipient as stored: skipped, or with its message and the thread to make for it. */
+              const recipient = (lead: (typeof audience)[number], result: Placeholders.Rendered): QueuedRecipient => {
+                if (result._tag === "Missing") {
+                  return {
+                    snapshot: {
+                      lead_id: lead.id,
+                      phone: lead.phone,
+                      message_id: null,
+                      skipped: {
+                        code: "missing_template_value",
+                        message: `${result.placeholder} renders empty for this lead`
+                      },
+                      created_at: now
+                    },
+                    message: null,
+                    thread: null
+                  }
+                }
+                // Ids from the wall clock without an effect per id: 200,000 of them for a large audience.
+                const thread = fresh({
+                  id: Ids.makeUnsafe("cv"),
+                  lead_id: lead.id,
+                  channel_id: channel.id,
+                  status: "pending",
+                  contact_wa_id: null,
+                  now
+                })
+                const message: Message = {
+                  id: Ids.makeUnsafe("msg"),
+                  conversation_id: thread.id,
+                  lead_id: lead.id,
+                  channel_id: channel.id,
+                  direction: "outbound",
+                  type: "template",
+                  text: null,
+                  template: { name: template.name, language: template.language, components: result.components },
+                  media: null,
+                  status: "queued",
+                  error: null,
+                  external_id: null,
+                  sender_type: "campaign",
+                  sender_id: campaign.id,
+                  campaign_id: campaign.id,
+                  scheduled_at: scheduledAt,
+                  provider_timestamp: null,
+                  provider_payload: null,
+                  created_at: now,
+                  updated_at: now,
+                  sent_at: null,
+                  delivered_at: null,
+                  read_at: null,
+                  failed_at: null
+                }
                 return {
                   snapshot: {
                     lead_id: lead.id,
                     phone: lead.phone,
-                    message_id: null,
-                    skipped: {
-                      code: "missing_template_value",
-                      message: `${result.placeholder} renders empty for this lead`
-                    },
+                    message_id: message.id,
+                    skipped: null,
                     created_at: now
                   },
-                  message: null,
-                  thread: null
+                  message,
+                  thread
                 }
               }
-              // Ids from the wall clock without an effect per id: 200,000 of them for a large audience.
-              const thread = fresh({
-                id: Ids.makeUnsafe("cv"),
-                lead_id: lead.id,
-                channel_id: channel.id,
-                status: "pending",
-                contact_wa_id: null,
-                now
-              })
-              const message: Message = {
-                id: Ids.makeUnsafe("msg"),
-                conversation_id: thread.id,
-                lead_id: lead.id,
-                channel_id: channel.id,
-                direction: "outbound",
-                type: "template",
-                text: null,
-                template: { name: template.name, language: template.language, components: result.components },
-                media: null,
-                status: "queued",
-                error: null,
-                external_id: null,
-                sender_type: "campaign",
-                sender_id: campaign.id,
-                campaign_id: campaign.id,
-                scheduled_at: scheduledAt,
-                provider_timestamp: null,
-                provider_payload: null,
-                created_at: now,
-                updated_at: now,
-                sent_at: null,
-                delivered_at: null,
-                read_at: null,
-                failed_at: null
-              }
-              return {
-                snapshot: {
-                  lead_id: lead.id,
-                  phone: lead.phone,
-                  message_id: message.id,
-                  skipped: null,
-                  created_at: now
-                },
-                message,
-                thread
-              }
-            }
 
-            // A broadcast does not move its threads' latest activity: 100,000 conversations would jump to
-            // the top of the inbox, and locking them would hold up their inbound messages (docs/decisions.md).
-            // Each chunk is built while the store writes the one before (on the same transaction, one
-            // statement at a time): the server's work hides behind the database's.
-            let writing: Fiber.Fiber<void> | undefined
-            for (let start = 0; start < audience.length; start += batch) {
-              const chunk: Array<QueuedRecipient> = []
-              for (let i = start; i < Math.min(start + batch, audience.length); i++) {
-                chunk.push(recipient(audience[i]!, rendered[i]!))
+              // A broadcast does not move its threads' latest activity: 100,000 conversations would jump to
+              // the top of the inbox, and locking them would hold up their inbound messages (docs/decisions.md).
+              // Each chunk is built while the store writes the one before (on the same transaction, one
+              // statement at a time): the server's work hides behind the database's.
+              let writing: Fiber.Fiber<void> | undefined
+              for (let start = 0; start < audience.length; start += batch) {
+                const chunk: Array<QueuedRecipient> = []
+                for (let i = start; i < Math.min(start + batch, audience.length); i++) {
+                  chunk.push(recipient(audience[i]!, rendered[i]!))
+                }
+                if (writing !== undefined) yield* Fiber.join(writing)
+                writing = yield* Effect.forkChild(repo.queueRecipients(accountId, campaign.id, chunk))
               }
               if (writing !== undefined) yield* Fiber.join(writing)
-              writing = yield* Effect.forkChild(repo.queueRecipients(accountId, campaign.id, chunk))
-            }
-            if (writing !== undefined) yield* Fiber.join(writing)
-            yield* repo.queueWritten(eligible)
+              yield* repo.queueWritten(eligible)
 
-            const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible === 0 })
-            if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })
-            const queued: StoredCampaign = {
-              ...campaign,
-              channel_id: channel.id,
-              status: moved.status,
-              queued_at: now,
-              completed_at: moved.status === "completed" ? now : null,
-              updated_at: now,
-              total: audience.length
-            }
-            yield* repo.update(accountId, queued)
-            const result = view(queued, null, { queued: eligible })
-            yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
-            return result
-          })
-        )
+              const moved = next(campaign.status, { _tag: "Queue", nothingToSend: eligible === 0 })
+              if (moved._tag === "Refused") return yield* new Conflict({ message: moved.message })
+              const queued: StoredCampaign = {
+                ...campaign,
+                channel_id: channel.id,
+                status: moved.status,
+                queued_at: now,
+                completed_at: moved.status === "completed" ? now : null,
+                updated_at: now,
+                total: audience.length
+              }
+              yield* repo.update(accountId, queued)
+              const result = view(queued, null, { queued: eligible })
+              yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
+              return result
+            })
+          )
+          .pipe(
+            Effect.tap((result) => Metric.update(OpsMetrics.messages("outbound", "queued"), result.stats?.queued ?? 0))
+          )
       }, Tracing.span("Campaigns.queue"))
 
       const cancel = Effect.fnUntraced(function* (id: string) {

@@ -1,4 +1,5 @@
-import { Clock, Context, Duration, Effect, Layer, Schema } from "effect"
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
+import { Clock, Context, Duration, Effect, Layer, Metric, Schema } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { type DomainError, IdempotencyInProgress, IdempotencyKeyReused } from "../Errors.ts"
 import { FinalWrites, Transactor } from "../Transactor.ts"
@@ -51,28 +52,41 @@ export class Idempotency extends Context.Service<
           const now = yield* Clock.currentTimeMillis
           // The record and the operation's writes commit together, so a crash
           // between them can neither lose the response nor run the operation twice.
-          return yield* transactor.withTransaction(
-            Effect.gen(function* () {
-              const reservation = yield* store.reserve(ref, fingerprint, now, now + retention)
-              if (reservation._tag !== "Reserved") {
-                if (reservation.fingerprint !== fingerprint) return yield* new IdempotencyKeyReused()
-                if (reservation._tag === "InProgress") return yield* new IdempotencyInProgress()
-                return { response: reservation.response, replayed: true }
-              }
-              const deferred: Array<Effect.Effect<void, DomainError>> = []
-              const finalWrites = FinalWrites.of({ defer: (write) => Effect.sync(() => void deferred.push(write)) })
-              const response = yield* operation.pipe(
-                Effect.provideService(FinalWrites, finalWrites),
-                Effect.onError(() => Effect.ignore(store.release(ref)))
+          return yield* transactor
+            .withTransaction(
+              Effect.gen(function* () {
+                const reservation = yield* store.reserve(ref, fingerprint, now, now + retention)
+                if (reservation._tag !== "Reserved") {
+                  if (reservation.fingerprint !== fingerprint) return yield* new IdempotencyKeyReused()
+                  if (reservation._tag === "InProgress") return yield* new IdempotencyInProgress()
+                  return { response: reservation.response, replayed: true }
+                }
+                const deferred: Array<Effect.Effect<void, DomainError>> = []
+                const finalWrites = FinalWrites.of({ defer: (write) => Effect.sync(() => void deferred.push(write)) })
+                const response = yield* operation.pipe(
+                  Effect.provideService(FinalWrites, finalWrites),
+                  Effect.onError(() => Effect.ignore(store.release(ref)))
+                )
+                // A server error is not an answer to keep: the client may retry with the same key.
+                yield* response.status >= 500 ? store.release(ref) : store.complete(ref, response)
+                // The operation's deferred writes last (a hot row's lock held for the commit only); one
+                // that fails rolls everything back, the record included, and its error is the answer.
+                for (const write of deferred) yield* write
+                return { response, replayed: false }
+              })
+            )
+            .pipe(
+              Effect.tap((outcome) =>
+                Metric.update(OpsMetrics.idempotencyRequests[outcome.replayed ? "replayed" : "new"], 1)
+              ),
+              Effect.tapError((error) =>
+                error instanceof IdempotencyKeyReused
+                  ? Metric.update(OpsMetrics.idempotencyRequests.key_reused, 1)
+                  : error instanceof IdempotencyInProgress
+                    ? Metric.update(OpsMetrics.idempotencyRequests.in_progress, 1)
+                    : Effect.void
               )
-              // A server error is not an answer to keep: the client may retry with the same key.
-              yield* response.status >= 500 ? store.release(ref) : store.complete(ref, response)
-              // The operation's deferred writes last (a hot row's lock held for the commit only); one
-              // that fails rolls everything back, the record included, and its error is the answer.
-              for (const write of deferred) yield* write
-              return { response, replayed: false }
-            })
-          )
+            )
         }).pipe(Tracing.span("Idempotency.execute"))
 
       return Idempotency.of({ execute })

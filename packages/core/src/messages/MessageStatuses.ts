@@ -1,3 +1,4 @@
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Context, Effect, Layer } from "effect"
 import type { CurrentPrincipal } from "../auth/Principal.ts"
 import { CampaignProgress, TEMPLATE_ERRORS, type Touched } from "../campaigns/CampaignProgress.ts"
@@ -74,87 +75,97 @@ export class MessageStatuses extends Context.Service<
       const applyAll = (accountId: string, updates: ReadonlyArray<Update>) =>
         updates.length === 0
           ? Effect.succeed([])
-          : transactor.withTransaction(
-              Effect.gen(function* () {
-                const locked = yield* repo.findForUpdate(accountId, [...new Set(updates.map((u) => u.messageId))])
-                const latest = new Map(locked.map((message) => [message.id, message]))
-                const dirty = new Set<string>()
-                const waIds = new Map<string, string>()
-                const released = new Map<string, number>()
-                const revived = new Map<string, number>()
-                const events: Array<Pending> = []
-                const touched: Array<Touched> = []
-                const results: Array<Message | undefined> = []
-                const now = yield* Ids.now
-                for (const { messageId, incoming, learned = {}, channelId } of updates) {
-                  const current = latest.get(messageId)
-                  if (
-                    current === undefined ||
-                    current.direction !== "outbound" ||
-                    (channelId !== undefined && current.channel_id !== channelId)
-                  ) {
-                    results.push(undefined)
-                    continue
-                  }
-                  const before = current as Message & StatusMerge.Delivery
-                  const merged = mergeOne(before, incoming)
-                  const externalId = current.external_id ?? learned.externalId ?? null
-                  if (!merged.changed && externalId === current.external_id) {
-                    results.push(current)
-                    continue
-                  }
-                  const next: Message = merged.changed
-                    ? {
-                        ...current,
-                        ...merged.next,
-                        external_id: externalId,
-                        provider_timestamp: incoming.at,
-                        updated_at: now
+          : Effect.suspend(() => {
+              // The statuses reached, counted for the operator once the transaction commits.
+              const reached: Array<string> = []
+              return transactor
+                .withTransaction(
+                  Effect.gen(function* () {
+                    const locked = yield* repo.findForUpdate(accountId, [...new Set(updates.map((u) => u.messageId))])
+                    const latest = new Map(locked.map((message) => [message.id, message]))
+                    const dirty = new Set<string>()
+                    const waIds = new Map<string, string>()
+                    const released = new Map<string, number>()
+                    const revived = new Map<string, number>()
+                    const events: Array<Pending> = []
+                    const touched: Array<Touched> = []
+                    const results: Array<Message | undefined> = []
+                    const now = yield* Ids.now
+                    for (const { messageId, incoming, learned = {}, channelId } of updates) {
+                      const current = latest.get(messageId)
+                      if (
+                        current === undefined ||
+                        current.direction !== "outbound" ||
+                        (channelId !== undefined && current.channel_id !== channelId)
+                      ) {
+                        results.push(undefined)
+                        continue
                       }
-                    : { ...current, external_id: externalId, updated_at: now }
-                  latest.set(messageId, next)
-                  dirty.add(messageId)
-                  results.push(next)
-                  if (learned.waId) waIds.set(current.conversation_id, learned.waId)
-                  if (!merged.changed) continue
-                  const period = periodOf(current.created_at)
-                  const after = next.status as StatusMerge.OutboundStatus
-                  if (counts(before.status) && !counts(after)) released.set(period, (released.get(period) ?? 0) + 1)
-                  // Revived from outcome_unknown: the provider took it after all, and it counts again.
-                  if (!counts(before.status) && counts(after)) revived.set(period, (revived.get(period) ?? 0) + 1)
-                  if (current.campaign_id !== null) {
-                    const error = after === "failed" ? next.error : null
-                    if (before.status === "queued" && after !== "queued") {
-                      touched.push({
-                        campaignId: current.campaign_id,
-                        leftQueue: true,
-                        templateError:
-                          error?.provider_code != null && TEMPLATE_ERRORS.has(error.provider_code) ? error : undefined
-                      })
+                      const before = current as Message & StatusMerge.Delivery
+                      const merged = mergeOne(before, incoming)
+                      const externalId = current.external_id ?? learned.externalId ?? null
+                      if (!merged.changed && externalId === current.external_id) {
+                        results.push(current)
+                        continue
+                      }
+                      const next: Message = merged.changed
+                        ? {
+                            ...current,
+                            ...merged.next,
+                            external_id: externalId,
+                            provider_timestamp: incoming.at,
+                            updated_at: now
+                          }
+                        : { ...current, external_id: externalId, updated_at: now }
+                      latest.set(messageId, next)
+                      dirty.add(messageId)
+                      results.push(next)
+                      if (learned.waId) waIds.set(current.conversation_id, learned.waId)
+                      if (!merged.changed) continue
+                      const period = periodOf(current.created_at)
+                      if (next.status !== before.status) reached.push(next.status)
+                      const after = next.status as StatusMerge.OutboundStatus
+                      if (counts(before.status) && !counts(after)) released.set(period, (released.get(period) ?? 0) + 1)
+                      // Revived from outcome_unknown: the provider took it after all, and it counts again.
+                      if (!counts(before.status) && counts(after)) revived.set(period, (revived.get(period) ?? 0) + 1)
+                      if (current.campaign_id !== null) {
+                        const error = after === "failed" ? next.error : null
+                        if (before.status === "queued" && after !== "queued") {
+                          touched.push({
+                            campaignId: current.campaign_id,
+                            leftQueue: true,
+                            templateError:
+                              error?.provider_code != null && TEMPLATE_ERRORS.has(error.provider_code)
+                                ? error
+                                : undefined
+                          })
+                        }
+                      }
+                      if (merged.accepted) events.push(pending(MessageEvents.sent, next))
+                      else if (next.status !== "sent") events.push(pending(MessageEvents.statusChanged, next))
                     }
-                  }
-                  if (merged.accepted) events.push(pending(MessageEvents.sent, next))
-                  else if (next.status !== "sent") events.push(pending(MessageEvents.statusChanged, next))
-                }
-                if (dirty.size === 0) return results
-                yield* repo.saveDeliveries(
-                  accountId,
-                  [...dirty].map((id) => latest.get(id)!)
+                    if (dirty.size === 0) return results
+                    yield* repo.saveDeliveries(
+                      accountId,
+                      [...dirty].map((id) => latest.get(id)!)
+                    )
+                    if (waIds.size > 0) {
+                      yield* conversations.learnWaIds(
+                        accountId,
+                        [...waIds].map(([id, waId]) => ({ id, waId }))
+                      )
+                    }
+                    for (const [period, n] of released) yield* usage.release(accountId, period, n)
+                    for (const [period, n] of revived)
+                      yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
+                    yield* emitAll(events)
+                    // After the messages are written, so a campaign sees its own last message out of the queue.
+                    yield* campaigns.advance(accountId, touched)
+                    return results
+                  }).pipe(Effect.provideService(Outbox, outbox))
                 )
-                if (waIds.size > 0) {
-                  yield* conversations.learnWaIds(
-                    accountId,
-                    [...waIds].map(([id, waId]) => ({ id, waId }))
-                  )
-                }
-                for (const [period, n] of released) yield* usage.release(accountId, period, n)
-                for (const [period, n] of revived) yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
-                yield* emitAll(events)
-                // After the messages are written, so a campaign sees its own last message out of the queue.
-                yield* campaigns.advance(accountId, touched)
-                return results
-              }).pipe(Effect.provideService(Outbox, outbox))
-            )
+                .pipe(Effect.tap(() => OpsMetrics.countMessages("outbound", reached)))
+            })
 
       return MessageStatuses.of({ applyAll })
     })

@@ -1,3 +1,4 @@
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Clock, Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
@@ -151,6 +152,7 @@ export class Messages extends Context.Service<
         }
         yield* repo.insertOutbound(accountId, [message])
         yield* conversations.recordOutbound(accountId, [conversation.id], now)
+        yield* OpsMetrics.countMessages("outbound", [message.status])
         return message
       })
 

@@ -1,3 +1,4 @@
+import type { Backlog } from "../observability/Backlog.ts"
 import { Context, type Effect, type Redacted, type Scope } from "effect"
 import type { ChannelError } from "../channels/Channel.ts"
 import type { Message } from "./Message.ts"
@@ -50,6 +51,8 @@ export class OutboundQueue extends Context.Service<
     readonly channelRefused: (accountId: string, channelId: string, error: ChannelError) => Effect.Effect<void>
     /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */
     readonly retryLater: (accountId: string, id: string, notBefore: number) => Effect.Effect<void>
+    /** The queued messages due at `now` (epoch ms), for the operator's gauges. */
+    readonly backlog: (now: number) => Effect.Effect<Backlog>
     /** Signals queued messages (an effect that waits for the next signal); senders also poll. */
     readonly wakeups: Effect.Effect<Effect.Effect<void>, never, Scope.Scope>
   }

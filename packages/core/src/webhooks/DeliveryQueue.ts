@@ -1,3 +1,4 @@
+import type { Backlog } from "../observability/Backlog.ts"
 import { Context, type Effect, type Scope } from "effect"
 
 /** A delivery a worker holds under a lease, with what it needs to send it. */
@@ -43,6 +44,8 @@ export class DeliveryQueue extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
     /** Records the attempt; ignored when the worker's lease on it was lost meanwhile. */
     readonly record: (worker: string, attempt: AttemptRecord) => Effect.Effect<void>
+    /** The pending deliveries due at `now` (epoch ms), for the operator's gauges. */
+    readonly backlog: (now: number) => Effect.Effect<Backlog>
     /** When the next pending delivery falls due (epoch ms), if any. */
     readonly nextDueAt: Effect.Effect<number | undefined>
     /**

@@ -1,3 +1,4 @@
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { AgentJobsRepo } from "../agents/AgentJobsRepo.ts"
 import { isHeld } from "../agents/AgentResponder.ts"
@@ -205,6 +206,10 @@ export class Inbound extends Context.Service<
         const storedIds = yield* messages.insertInbound(accountId, built)
         const stored = built.filter((message) => storedIds.has(message.id))
         if (stored.length === 0) return 0
+        yield* OpsMetrics.countMessages(
+          "inbound",
+          stored.map((message) => message.status)
+        )
         const moved = new Map<string, { id: string; at: string; waId: string; now: string }>()
         for (const message of stored) {
           const at = message.provider_timestamp!

@@ -272,6 +272,17 @@ export const layer = Layer.effectContext(
           state.leaseUntil = 0
           state.sendingSince = null
         }),
+      backlog: (now) =>
+        Effect.sync(() => {
+          let due = 0
+          let oldestDueAt: number | undefined
+          for (const [key, state] of sending) {
+            if (messages.get(key)?.message.status !== "queued" || state.notBefore > now) continue
+            due++
+            if (oldestDueAt === undefined || state.notBefore < oldestDueAt) oldestDueAt = state.notBefore
+          }
+          return { due, oldestDueAt }
+        }),
       wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
     })
 

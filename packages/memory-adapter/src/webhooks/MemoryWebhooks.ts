@@ -228,6 +228,17 @@ export const layer = Layer.effectContext(
             nextAttemptAt: next._tag === "RetryAt" ? next.at : null
           })
         }),
+      backlog: (now) =>
+        Effect.sync(() => {
+          let due = 0
+          let oldestDueAt: number | undefined
+          for (const delivery of deliveries.scan("pending", "")) {
+            if (delivery.nextAttemptAt! > now) break
+            due++
+            oldestDueAt ??= delivery.nextAttemptAt!
+          }
+          return { due, oldestDueAt }
+        }),
       nextDueAt: Effect.sync(() => {
         // A leased delivery is due again only when its lease ends; none is due before its next attempt.
         let next: number | undefined

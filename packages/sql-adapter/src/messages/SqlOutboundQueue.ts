@@ -85,6 +85,17 @@ export const layer = Layer.effect(
           UPDATE messages SET not_before = ${at(notBefore)}::timestamptz, lease_until = NULL, lease_owner = NULL,
             sending_since = NULL
           WHERE account_id = ${accountId}::uuid AND id = ${id} AND status = 'queued'`).pipe(Effect.asVoid),
+      // The partial index of queued messages answers it (messages_queued).
+      backlog: (now) =>
+        orDie(sql<{ due: number; oldest: unknown }>`
+          SELECT count(*)::int AS due, min(not_before) AS oldest FROM messages
+          WHERE status = 'queued' AND not_before <= ${at(now)}::timestamptz`).pipe(
+          Effect.map(([row]) => ({
+            due: row?.due ?? 0,
+            oldestDueAt:
+              row?.oldest === null || row?.oldest === undefined ? undefined : new Date(row.oldest as string).getTime()
+          }))
+        ),
       wakeups: notifications.listen(MESSAGES_CHANNEL)
     })
   })

@@ -87,6 +87,17 @@ export const layer = Layer.effect(
             FROM held`
         ).pipe(Effect.asVoid)
       },
+      // The due partial index answers it (webhook_deliveries_due).
+      backlog: (now) =>
+        orDie(sql<{ due: number; oldest: unknown }>`
+          SELECT count(*)::int AS due, min(next_attempt_at) AS oldest FROM webhook_deliveries
+          WHERE status = 'pending' AND next_attempt_at <= ${new Date(now).toISOString()}::timestamptz`).pipe(
+          Effect.map(([row]) => ({
+            due: row?.due ?? 0,
+            oldestDueAt:
+              row?.oldest === null || row?.oldest === undefined ? undefined : new Date(row.oldest as string).getTime()
+          }))
+        ),
       nextDueAt: orDie(
         sql<{ next: unknown }>`SELECT min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) AS next
                                FROM webhook_deliveries WHERE status = 'pending'`

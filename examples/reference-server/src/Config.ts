@@ -1,4 +1,5 @@
 import { Config, Effect, Option, Redacted, References, Schema, SchemaGetter } from "effect"
+import * as Logging from "./Logging.ts"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
@@ -62,6 +63,9 @@ export const ServerConfig = Config.all({
   ),
   metrics: Config.Boolean("LEADLINE_METRICS").pipe(Config.withDefault(true)),
   logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
+  logFormat: Config.schema(Schema.Literals(Logging.LOG_FORMATS), "LOG_FORMAT").pipe(
+    Config.withDefault("pretty" as const)
+  ),
   whatsappTransport: Config.schema(Schema.Literals(["simulator", "cloud"]), "WHATSAPP_TRANSPORT").pipe(
     Config.withDefault("simulator" as const)
   ),
@@ -98,7 +102,8 @@ export const withSettings =
     program.pipe(
       Effect.provideService(References.MinimumLogLevel, logLevelName[config.logLevel]),
       // Spans cost on every request and statement and go nowhere until an exporter is wired in.
-      Effect.provideService(References.TracerEnabled, config.tracing)
+      Effect.provideService(References.TracerEnabled, config.tracing),
+      Effect.provide(Logging.loggers(config.logFormat))
     )
 
 export const databaseConfig = (config: ServerConfig) => ({

@@ -1,5 +1,7 @@
 import { Config, Effect, Option, Redacted, References, Schema, SchemaGetter } from "effect"
 import * as Logging from "./Logging.ts"
+import * as Tracing from "./Tracing.ts"
+import { VERSION } from "./Version.ts"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
 type LogLevel = (typeof LOG_LEVELS)[number]
@@ -57,6 +59,7 @@ export const ServerConfig = Config.all({
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
+  otlp: Tracing.OtlpConfig,
   // `/metrics` exists only with a token; the recording itself stays on unless LEADLINE_METRICS=false.
   metricsToken: Config.option(Config.Redacted("LEADLINE_METRICS_TOKEN")).pipe(
     Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
@@ -101,8 +104,9 @@ export const withSettings =
   <A, E, R>(program: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     program.pipe(
       Effect.provideService(References.MinimumLogLevel, logLevelName[config.logLevel]),
-      // Spans cost on every request and statement and go nowhere until an exporter is wired in.
-      Effect.provideService(References.TracerEnabled, config.tracing),
+      // Spans cost on every request and statement: made when asked for or exported.
+      Effect.provideService(References.TracerEnabled, config.tracing || config.otlp.enabled),
+      Effect.provide(Tracing.layer(config.otlp, VERSION)),
       Effect.provide(Logging.loggers(config.logFormat))
     )
 

@@ -1,6 +1,5 @@
 import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
-import { createRequire } from "node:module"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
@@ -15,6 +14,7 @@ import { resolveToken } from "./AdminTokenFile.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as Ai from "./Ai.ts"
 import * as RateLimits from "./RateLimits.ts"
+import { VERSION } from "./Version.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 import * as Worker from "./Worker.ts"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
@@ -22,8 +22,6 @@ import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
 import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
-
-const VERSION: string = createRequire(import.meta.url)("../package.json").version
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -37,67 +35,70 @@ const readinessFromDatabase = Layer.effect(
  * On SIGTERM it stops accepting, lets requests in flight finish (up to the grace
  * period), then closes the database.
  */
-export const serve = Effect.gen(function* () {
-  const config = yield* ServerConfig
-  const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
-  const metaApp = yield* WhatsApp.metaApp(config)
-  const database = databaseConfig(config)
-  const app = Layer.mergeAll(
-    Server.routes({
-      maxBodyBytes: config.maxBodyBytes,
-      requestTimeoutSeconds: config.requestTimeoutSeconds,
-      metrics: config.metrics
-    }).pipe(
-      Layer.provide(RateLimits.layer(config)),
+export const serve = Effect.flatMap(ServerConfig, (config) => serveWith(config).pipe(withSettings(config)))
+
+// Every line the server logs, from the first, in the configured level and format.
+const serveWith = (config: ServerConfig) =>
+  Effect.gen(function* () {
+    const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
+    const metaApp = yield* WhatsApp.metaApp(config)
+    const database = databaseConfig(config)
+    const app = Layer.mergeAll(
+      Server.routes({
+        maxBodyBytes: config.maxBodyBytes,
+        requestTimeoutSeconds: config.requestTimeoutSeconds,
+        metrics: config.metrics
+      }).pipe(
+        Layer.provide(RateLimits.layer(config)),
+        Layer.provide(
+          Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
+        )
+      ),
+      IdempotencyPurge.layer(),
+      config.workerEnabled ? Worker.layer(config) : Layer.empty,
+      WhatsApp.sender(config),
+      Snoozer.layer(),
+      AgentResponder.loop(),
+      SourceFetcher.loop()
+    ).pipe(
+      // The transport serves the sender and, in simulator mode, the operator's customer route.
+      Layer.provide(WhatsApp.transport(config)),
+      Layer.provide(Layer.succeed(AdminToken, adminToken)),
+      Layer.provide(readinessFromDatabase)
+    )
+    // The per-request access log is off: it costs on the hot path; errors are logged with their request id.
+    // The database is opened and migrated before the port opens; the server answers 503 for the moment
+    // between the port opening and the routes being attached (NodeServer.ts).
+    const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
       Layer.provide(
-        Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
-      )
-    ),
-    IdempotencyPurge.layer(),
-    config.workerEnabled ? Worker.layer(config) : Layer.empty,
-    WhatsApp.sender(config),
-    Snoozer.layer(),
-    AgentResponder.loop(),
-    SourceFetcher.loop()
-  ).pipe(
-    // The transport serves the sender and, in simulator mode, the operator's customer route.
-    Layer.provide(WhatsApp.transport(config)),
-    Layer.provide(Layer.succeed(AdminToken, adminToken)),
-    Layer.provide(readinessFromDatabase)
-  )
-  // The per-request access log is off: it costs on the hot path; errors are logged with their request id.
-  // The database is opened and migrated before the port opens; the server answers 503 for the moment
-  // between the port opening and the routes being attached (NodeServer.ts).
-  const server = HttpRouter.serve(app, { disableLogger: true }).pipe(
-    Layer.provide(
-      NodeHttpServer.layer(createServer, {
-        port: config.port,
-        host: config.host,
-        gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
-      })
-    ),
-    // The model and knowledge settings reach the core services as they are built (the simulator reads
-    // them), and the simulation's limit the routes.
-    Layer.provideMerge(
-      SqlApp.layer(database).pipe(
-        Layer.provideMerge(Ai.layer),
-        // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
-        Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
-      )
-    ),
-    Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
-    Layer.provide(Layer.succeed(MetaApp, metaApp))
-  )
-  yield* Effect.logInfo(
-    database.url === undefined
-      ? `Database: embedded PGlite in ${config.dataDir}`
-      : "Database: PostgreSQL from DATABASE_URL"
-  )
-  yield* Effect.logInfo(
-    config.whatsappTransport === "cloud"
-      ? "WhatsApp: Meta's Cloud API; point your app's webhook at /webhooks/whatsapp"
-      : "WhatsApp: the simulator (offline); play a customer with POST /admin/v1/simulator/whatsapp/inbound"
-  )
-  yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
-  return yield* Layer.launch(server).pipe(withSettings(config))
-})
+        NodeHttpServer.layer(createServer, {
+          port: config.port,
+          host: config.host,
+          gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
+        })
+      ),
+      // The model and knowledge settings reach the core services as they are built (the simulator reads
+      // them), and the simulation's limit the routes.
+      Layer.provideMerge(
+        SqlApp.layer(database).pipe(
+          Layer.provideMerge(Ai.layer),
+          // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
+          Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
+        )
+      ),
+      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
+      Layer.provide(Layer.succeed(MetaApp, metaApp))
+    )
+    yield* Effect.logInfo(
+      database.url === undefined
+        ? `Database: embedded PGlite in ${config.dataDir}`
+        : "Database: PostgreSQL from DATABASE_URL"
+    )
+    yield* Effect.logInfo(
+      config.whatsappTransport === "cloud"
+        ? "WhatsApp: Meta's Cloud API; point your app's webhook at /webhooks/whatsapp"
+        : "WhatsApp: the simulator (offline); play a customer with POST /admin/v1/simulator/whatsapp/inbound"
+    )
+    yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
+    return yield* Layer.launch(server)
+  })

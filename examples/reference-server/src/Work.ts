@@ -17,31 +17,33 @@ import { MetaApp } from "@leadline/core/whatsapp/Inbound"
  * (and servers) can share a PostgreSQL database; the embedded database belongs
  * to the server process, whose own worker then does the work.
  */
-export const work = Effect.gen(function* () {
-  const config = yield* ServerConfig
-  yield* Effect.logInfo(
-    config.databaseUrl._tag === "None"
-      ? `Webhook worker on the embedded database in ${config.dataDir} (stop the server first, or set DATABASE_URL)`
-      : "Webhook worker on PostgreSQL from DATABASE_URL"
-  )
-  const metaApp = yield* WhatsApp.metaApp(config)
-  return yield* Layer.launch(
-    Layer.mergeAll(
-      Worker.layer(config),
-      WhatsApp.sender(config),
-      Snoozer.layer(),
-      AgentResponder.loop(),
-      SourceFetcher.loop()
-    ).pipe(
-      Layer.provide(WhatsApp.transport(config)),
-      Layer.provide(
-        SqlApp.layer(databaseConfig(config)).pipe(
-          Layer.provideMerge(Ai.layer),
-          Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
-        )
-      ),
-      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
-      Layer.provide(Layer.succeed(MetaApp, metaApp))
+export const work = Effect.flatMap(ServerConfig, (config) => workWith(config).pipe(withSettings(config)))
+
+const workWith = (config: ServerConfig) =>
+  Effect.gen(function* () {
+    yield* Effect.logInfo(
+      config.databaseUrl._tag === "None"
+        ? `Webhook worker on the embedded database in ${config.dataDir} (stop the server first, or set DATABASE_URL)`
+        : "Webhook worker on PostgreSQL from DATABASE_URL"
     )
-  ).pipe(withSettings(config))
-})
+    const metaApp = yield* WhatsApp.metaApp(config)
+    return yield* Layer.launch(
+      Layer.mergeAll(
+        Worker.layer(config),
+        WhatsApp.sender(config),
+        Snoozer.layer(),
+        AgentResponder.loop(),
+        SourceFetcher.loop()
+      ).pipe(
+        Layer.provide(WhatsApp.transport(config)),
+        Layer.provide(
+          SqlApp.layer(databaseConfig(config)).pipe(
+            Layer.provideMerge(Ai.layer),
+            Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
+          )
+        ),
+        Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
+        Layer.provide(Layer.succeed(MetaApp, metaApp))
+      )
+    )
+  })

@@ -1,4 +1,4 @@
-import { ByteSize, Cause, Context, Effect, Exit } from "effect"
+import { ByteSize, Cause, Context, Effect, Exit, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, toResponse } from "./ErrorMapping.ts"
@@ -110,6 +110,9 @@ export const envelope = (options: { readonly metrics: boolean }) =>
     (handler) =>
       Effect.withFiber((fiber) => {
         const requestId = makeId("req")
+        // With tracing on, the server's span of the request carries the id its answer and log lines carry.
+        const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+        if (span?._tag === "Span") span.attribute("http.request_id", requestId)
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const url = request.url
         const labels: HttpMetrics.Labels | undefined = options.metrics

@@ -1,3 +1,4 @@
+import * as Tracing from "@leadline/core/Tracing"
 import * as OpsMetrics from "@leadline/core/observability/OpsMetrics"
 import { hostname } from "node:os"
 import { Cause, Clock, type Context, Duration, Effect, Layer, Queue, Scope } from "effect"
@@ -62,7 +63,7 @@ export const layer = (options: Options = {}) =>
       const attempt = (delivery: ClaimedDelivery) =>
         Effect.gen(function* () {
           const attemptedAt = yield* Clock.currentTimeMillis
-          const outcome = yield* sender.send(delivery)
+          const outcome = yield* sender.send(delivery).pipe(Tracing.span("Webhook.attempt"))
           const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
           const delay = succeeded ? undefined : delayAfterFailure(delivery.attempt)
           const next = succeeded

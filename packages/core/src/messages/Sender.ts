@@ -1,3 +1,4 @@
+import * as Tracing from "../Tracing.ts"
 import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
@@ -147,12 +148,14 @@ export const layer = (options: Options = {}) =>
       const sendOne = (claimed: ClaimedMessage) =>
         Effect.gen(function* () {
           const result = yield* Effect.exit(
-            transport.send({
-              channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },
-              to: claimed.to,
-              body: bodyOf(claimed),
-              callbackData: claimed.message.id
-            })
+            transport
+              .send({
+                channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },
+                to: claimed.to,
+                body: bodyOf(claimed),
+                callbackData: claimed.message.id
+              })
+              .pipe(Tracing.span("Sender.send"))
           )
           const at = yield* Ids.now
           if (result._tag === "Success") {

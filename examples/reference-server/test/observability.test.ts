@@ -81,6 +81,8 @@ describe("a server process's traces, metrics and logs", () => {
     expect(attribute(request!, "http.route")).toBe("/api/me")
     expect(Number(attribute(request!, "http.response.status_code"))).toBe(200)
     expect(spans.some((span) => span.name === "Identity.me" || span.name.startsWith("Authenticator"))).toBe(true)
+    // SQL statements are spans too, with their text (never their parameters).
+    expect(spans.some((span) => String(attribute(span, "db.query.text") ?? "").includes("api_keys"))).toBe(true)
     // Health probes are left out; no key or token reaches the collector.
     expect(spans.some((span) => attribute(span, "url.path") === "/healthz")).toBe(false)
     const everything = sink.bodies.join("\n")

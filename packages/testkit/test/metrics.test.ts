@@ -125,6 +125,7 @@ for (const [name, wiring] of Wirings.wirings) {
       expect(moved("leadline_webhook_attempts_total", { outcome: "success" })).toBe(1)
       expect(moved("leadline_webhook_attempts_total")).toBe(1)
       expect(moved("leadline_webhook_deliveries_finished_total", { result: "delivered" })).toBe(1)
+      expect(moved("leadline_webhook_delivery_lag_seconds_count")).toBe(1)
       expect(moved("leadline_messages_total", { direction: "inbound", status: "received" })).toBe(1)
       expect(PrometheusText.value(settled, "leadline_outbox_due")).toBe(0)
       expect(PrometheusText.value(settled, "leadline_db_up")).toBe(1)

@@ -63,6 +63,7 @@ export const layer = (options: Options = {}) =>
       const attempt = (delivery: ClaimedDelivery) =>
         Effect.gen(function* () {
           const attemptedAt = yield* Clock.currentTimeMillis
+          OpsMetrics.deliveryLag.updateUnsafe(Math.max(0, attemptedAt - delivery.dueAt) / 1000, context)
           const outcome = yield* sender.send(delivery).pipe(Tracing.span("Webhook.attempt"))
           const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
           const delay = succeeded ? undefined : delayAfterFailure(delivery.attempt)

@@ -12,6 +12,8 @@ export interface ClaimedDelivery {
   readonly secret: string
   /** 1-based number of this attempt in the current round. */
   readonly attempt: number
+  /** When it fell due (epoch ms): its claim's lag behind that is an operator's metric. */
+  readonly dueAt: number
 }
 
 export interface AttemptRecord {

@@ -199,7 +199,8 @@ export const layer = Layer.effectContext(
               body: JSON.stringify(events.get(delivery.eventId)),
               url: endpoint.url,
               secret: endpoint.secret,
-              attempt: delivery.roundAttempts + 1
+              attempt: delivery.roundAttempts + 1,
+              dueAt: delivery.nextAttemptAt!
             }
           })
         }),

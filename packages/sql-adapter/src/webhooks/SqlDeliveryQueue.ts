@@ -24,6 +24,7 @@ export const layer = Layer.effect(
             event_id: string
             event_type: string
             round_attempts: number
+            due_at: unknown
             body: string
             url: string
             secret: string
@@ -44,9 +45,9 @@ export const layer = Layer.effect(
               UPDATE webhook_deliveries d
               SET lease_until = ${at(now + leaseMillis)}::timestamptz, lease_owner = ${worker}
               FROM due WHERE d.id = due.id AND NOT due.gone
-              RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts
+              RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts, d.next_attempt_at
             )
-            SELECT c.id, c.event_id, c.event_type, c.round_attempts, coalesce(e.body, e.payload::text) AS body,
+            SELECT c.id, c.event_id, c.event_type, c.round_attempts, c.next_attempt_at AS due_at, coalesce(e.body, e.payload::text) AS body,
                    w.url, w.secret
             FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`
         ).pipe(
@@ -59,7 +60,8 @@ export const layer = Layer.effect(
               body: row.body,
               url: row.url,
               secret: row.secret,
-              attempt: row.round_attempts + 1
+              attempt: row.round_attempts + 1,
+              dueAt: new Date(row.due_at as string).getTime()
             }))
           )
         ),

@@ -1,5 +1,6 @@
 import * as AccountsSlice from "./accounts/AccountsSlice.ts"
 import * as AgentsSlice from "./agents/AgentsSlice.ts"
+import * as AnalyticsSlice from "./analytics/AnalyticsSlice.ts"
 import * as AuthSlice from "./auth/AuthSlice.ts"
 import * as CampaignsSlice from "./campaigns/CampaignsSlice.ts"
 import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
@@ -32,5 +33,6 @@ export const all = [
   CatalogueSlice.slice,
   OrdersSlice.slice,
   KnowledgeSlice.slice,
-  AgentsSlice.slice
+  AgentsSlice.slice,
+  AnalyticsSlice.slice
 ] as const

@@ -14,7 +14,7 @@ export const ConversationsSummary = Schema.Struct({
     p90: Seconds
   }).annotate({
     description:
-      "For each conversation whose first inbound message is in the range, the seconds to the first outbound message after it (not failed or cancelled); null when none was answered"
+      "For each conversation whose first inbound message is in the range, the seconds to the first outbound message created after it, whatever became of that message later; null when none was answered"
   })
 }).annotate({ identifier: "ConversationsSummary" })
 

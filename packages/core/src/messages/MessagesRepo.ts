@@ -32,8 +32,8 @@ export class MessagesRepo extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<number>>
     /**
      * For each conversation whose first inbound message was created in the window, the seconds
-     * from it to the first outbound message created after it (not failed or cancelled); conversations
-     * without one are left out.
+     * from it to the first outbound message created after it (an answer, whatever became of it
+     * later); conversations without one are left out.
      */
     readonly firstResponses: (accountId: string, window: Bounds) => Effect.Effect<DurationStats>
     /** Stores inbound messages: the ids of those stored, leaving out any whose `external_id` is on its channel already. */

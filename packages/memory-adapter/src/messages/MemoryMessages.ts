@@ -107,7 +107,7 @@ export const layer = Layer.effectContext(
             const firstIn = earliest(thread.filter((message) => message.direction === "inbound"))
             if (firstIn === undefined || Calendar.bucketOf(window, firstIn) !== 0) continue
             const answer = earliest(
-              thread.filter((message) => counts("outbound", message)),
+              thread.filter((message) => message.direction === "outbound"),
               firstIn
             )
             if (answer !== undefined) seconds.push((answer - firstIn) / 1000)

@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { type Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { iso, isoOrNull, isUuid, json, orDie, textArray } from "../internal/store.ts"
-import { bucketsOf, fill } from "../internal/buckets.ts"
+import * as Tallies from "../internal/tallies.ts"
 
 /**
  * A row as the domain's conversation, mapped by hand (as leads and messages are): the columns'
@@ -40,14 +40,7 @@ export const layer = Layer.effect(
       orDie(Effect.map(statement, (rows) => rows.map(toConversation))) as Effect.Effect<ReadonlyArray<Conversation>>
 
     return ConversationsRepo.of({
-      createdPerBucket: (accountId, bounds) => {
-        const { bucket, inRange } = bucketsOf(sql, bounds, "created_at")
-        return orDie(sql<{ bucket: number; value: number }>`
-          SELECT ${bucket} AS bucket, count(*)::int AS value FROM conversations
-          WHERE account_id = ${accountId}::uuid AND ${inRange} GROUP BY 1`).pipe(
-          Effect.map((rows) => fill(bounds, rows))
-        )
-      },
+      createdPerBucket: (accountId, bounds) => Tallies.perBucket(sql, accountId, "conversations_started", bounds),
       list: (accountId, filters, page) => {
         const assignee = filters.assigned_user_id
         // An id that is not a uuid names no user: nothing matches, and PostgreSQL would refuse the cast.

@@ -5,7 +5,7 @@ import type { Lead, LeadStatus } from "@leadline/core/leads/Lead"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import type { Page } from "@leadline/core/Pagination"
 import type { Audience } from "@leadline/core/campaigns/Audience"
-import { bucketsOf, fill } from "../internal/buckets.ts"
+import * as Tallies from "../internal/tallies.ts"
 import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
 
 interface LeadRow {
@@ -77,20 +77,9 @@ export const layer = Layer.effect(
     const phoneTaken = (phone: string) => new Conflict({ message: phoneTakenMessage(phone) })
 
     return LeadsRepo.of({
-      createdPerBucket: (accountId, bounds) => {
-        const { bucket, inRange } = bucketsOf(sql, bounds, "created_at")
-        return orDie(sql<{ bucket: number; value: number }>`
-          SELECT ${bucket} AS bucket, count(*)::int AS value FROM leads
-          WHERE account_id = ${accountId}::uuid AND ${inRange} GROUP BY 1`).pipe(
-          Effect.map((rows) => fill(bounds, rows))
-        )
-      },
+      createdPerBucket: (accountId, bounds) => Tallies.perBucket(sql, accountId, "leads_status:", bounds),
       statusesOfCreated: (accountId, window) =>
-        orDie(sql<{ status: LeadStatus; n: number }>`
-          SELECT status, count(*)::int AS n FROM leads
-          WHERE account_id = ${accountId}::uuid AND ${bucketsOf(sql, window, "created_at").inRange} GROUP BY status`).pipe(
-          Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.status, row.n])))
-        ),
+        Effect.map(Tallies.byPrefix(sql, accountId, "leads_status:", window), (counts) => Object.fromEntries(counts)),
       audience: (accountId, audience) =>
         orDie(
           sql<LeadRow>`SELECT ${columns} FROM leads WHERE ${audienceWhere(sql, accountId, audience)} ORDER BY id`

@@ -4,7 +4,8 @@ import type { Fragment } from "effect/sql/Statement"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
-import { bucketsOf, fill } from "../internal/buckets.ts"
+import { bucketsOf } from "../internal/buckets.ts"
+import * as Tallies from "../internal/tallies.ts"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL } from "../Notifications.ts"
 
@@ -104,48 +105,20 @@ export const layer = Layer.effect(
     const read = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, any>) =>
       orDie(Effect.map(statement, (rows) => rows.map(toMessage))) as Effect.Effect<ReadonlyArray<Message>>
 
-    // What analytics counts as each kind (MessagesRepo.createdPerBucket); outbound as metering counts it.
-    const answered = sql`direction = 'outbound' AND status NOT IN ('failed', 'cancelled')`
-    const kinds = {
-      inbound: sql`direction = 'inbound'`,
-      outbound: answered,
-      outbound_by_agent: sql`${answered} AND sender_type = 'agent'`
-    }
-
     return MessagesRepo.of({
-      createdPerBucket: (accountId, kind, bounds) => {
-        const { bucket, inRange } = bucketsOf(sql, bounds, "created_at")
-        return orDie(sql<{ bucket: number; value: number }>`
-          SELECT ${bucket} AS bucket, count(*)::int AS value FROM messages
-          WHERE account_id = ${accountId}::uuid AND ${inRange} AND ${kinds[kind]} GROUP BY 1`).pipe(
-          Effect.map((rows) => fill(bounds, rows))
-        )
-      },
-      firstResponses: (accountId, window) => {
-        const start = new Date(window[0]!).toISOString()
-        // First inbound per conversation in the window, kept only when the conversation had none before it.
-        return orDie(sql<{ count: number; avg: number | null; p50: number | null; p90: number | null }>`
-          WITH firsts AS (
-            SELECT conversation_id, min(created_at) AS first_in FROM messages
-            WHERE account_id = ${accountId}::uuid AND ${bucketsOf(sql, window, "created_at").inRange}
-              AND direction = 'inbound'
-            GROUP BY conversation_id
-          ), answered AS (
-            SELECT extract(epoch FROM (a.at - f.first_in))::float8 AS seconds FROM firsts f
-            CROSS JOIN LATERAL (
-              SELECT min(o.created_at) AS at FROM messages o
-              WHERE o.account_id = ${accountId}::uuid AND o.conversation_id = f.conversation_id
-                AND o.created_at > f.first_in AND o.${answered}) AS a
-            WHERE a.at IS NOT NULL AND NOT EXISTS (
-              SELECT 1 FROM messages p
-              WHERE p.account_id = ${accountId}::uuid AND p.conversation_id = f.conversation_id
-                AND p.direction = 'inbound' AND p.created_at < ${start}::timestamptz)
+      createdPerBucket: (accountId, kind, bounds) => Tallies.perBucket(sql, accountId, `messages_${kind}`, bounds),
+      // The conversations keep their first inbound message and first answer (migration 0020).
+      firstResponses: (accountId, window) =>
+        orDie(sql<{ count: number; avg: number | null; p50: number | null; p90: number | null }>`
+          WITH answered AS (
+            SELECT extract(epoch FROM (first_response_at - first_inbound_at))::float8 AS seconds FROM conversations
+            WHERE account_id = ${accountId}::uuid AND ${bucketsOf(sql, window, "first_inbound_at").inRange}
+              AND first_response_at IS NOT NULL
           )
           SELECT count(*)::int AS count, round(avg(seconds)::numeric)::int AS avg,
             round((percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds))::numeric)::int AS p50,
             round((percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds))::numeric)::int AS p90
-          FROM answered`).pipe(Effect.map(([row]) => row ?? { count: 0, avg: null, p50: null, p90: null }))
-      },
+          FROM answered`).pipe(Effect.map(([row]) => row ?? { count: 0, avg: null, p50: null, p90: null })),
       list: (accountId, conversationId, page, before) => {
         const where = sql.and([
           sql`account_id = ${accountId}::uuid`,

@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { Conflict } from "@leadline/core/Errors"
 import type { Order, OrderFilter, OrderItem } from "@leadline/core/orders/Order"
 import { OrdersRepo } from "@leadline/core/orders/OrdersRepo"
-import { bucketsOf, fill } from "../internal/buckets.ts"
+import * as Tallies from "../internal/tallies.ts"
 import { iso, isoOrNull, json, orDie } from "../internal/store.ts"
 
 interface OrderRow {
@@ -101,31 +101,20 @@ export const layer = Layer.effect(
         ...(filter.created_before === undefined ? [] : [sql`created_at < ${filter.created_before}::timestamptz`])
       ])
 
-    const paidIn = (accountId: string, bounds: ReadonlyArray<number>) =>
-      sql`account_id = ${accountId}::uuid AND ${bucketsOf(sql, bounds, "paid_at").inRange} AND payment_status = 'paid'`
-
     return OrdersRepo.of({
-      countPerBucket: (accountId, moment, bounds) => {
-        const { bucket, inRange } = bucketsOf(sql, bounds, moment === "created" ? "created_at" : "cancelled_at")
-        return orDie(sql<{ bucket: number; value: number }>`
-          SELECT ${bucket} AS bucket, count(*)::int AS value FROM orders
-          WHERE account_id = ${accountId}::uuid AND ${inRange} GROUP BY 1`).pipe(
-          Effect.map((rows) => fill(bounds, rows))
-        )
-      },
+      countPerBucket: (accountId, moment, bounds) => Tallies.perBucket(sql, accountId, `orders_${moment}`, bounds),
       revenuePerBucket: (accountId, currency, bounds) =>
-        orDie(sql<{ bucket: number; value: string }>`
-          SELECT ${bucketsOf(sql, bounds, "paid_at").bucket} AS bucket, sum(amount_total)::text AS value FROM orders
-          WHERE ${paidIn(accountId, bounds)} AND currency = ${currency} GROUP BY 1`).pipe(
-          Effect.map((rows) => fill(bounds, rows))
-        ),
+        Tallies.perBucket(sql, accountId, `revenue:${currency}`, bounds),
       revenue: (accountId, window) =>
-        orDie(sql<{ currency: string; amount: string; orders: number }>`
-          SELECT currency, sum(amount_total)::text AS amount, count(*)::int AS orders FROM orders
-          WHERE ${paidIn(accountId, window)} GROUP BY currency ORDER BY currency COLLATE "C"`).pipe(
-          Effect.map((rows) =>
-            rows.map((row) => ({ currency: row.currency, amount: Number(row.amount), orders: row.orders }))
-          )
+        Effect.map(
+          Effect.all([
+            Tallies.byPrefix(sql, accountId, "revenue:", window),
+            Tallies.byPrefix(sql, accountId, "paid_orders:", window)
+          ]),
+          ([amounts, counts]) =>
+            [...counts]
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([currency, orders]) => ({ currency, amount: amounts.get(currency) ?? 0, orders }))
         ),
       insert: (accountId, o) =>
         // ON CONFLICT on the wamid index only (a repeated id is still an error), instead of catching

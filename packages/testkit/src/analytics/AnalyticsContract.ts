@@ -99,6 +99,17 @@ export const contract = (context: ContractContext) => {
       expect(response.avg).toBeGreaterThanOrEqual(0)
       expect(response.avg).toBeLessThan(60)
 
+      // A lead deleted is no longer counted, nor its conversation's messages.
+      const removed = await call(context.target, "DELETE", `/api/v1/leads/${lost.id}`, { auth: owner })
+      expect(removed.status, removed.text).toBe(200)
+      const after = await summaryOf(context.target, owner, query)
+      expect(after.leads).toEqual({
+        created: 3,
+        by_status: { new: 2, contacted: 0, qualified: 0, won: 1, lost: 0 },
+        conversion_rate: 0.3333
+      })
+      expect(after.messages).toEqual(summary.messages)
+
       const empty = await makeAccount(context.target)
       const nothing = await summaryOf(context.target, empty.ownerKey, query)
       expect(nothing.leads).toEqual({
@@ -121,7 +132,7 @@ export const contract = (context: ContractContext) => {
       const days = [-2, -1, 0, 1].map((shift) => `${dateOf(today, shift)}T00:00:00+00:00`)
       const expectSeries = async (metric: string, values: ReadonlyArray<number>, extra = "") =>
         expect(await series(metric, extra), metric).toEqual(days.map((start, i) => ({ start, value: values[i] })))
-      await expectSeries("leads_created", [0, 0, 4, 0])
+      await expectSeries("leads_created", [0, 0, 3, 0])
       await expectSeries("messages_inbound", [0, 0, 1, 0])
       await expectSeries("messages_outbound", [0, 0, 1, 0])
       await expectSeries("messages_outbound_by_agent", [0, 0, 0, 0])

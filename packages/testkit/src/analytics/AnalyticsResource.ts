@@ -1,7 +1,7 @@
 import { expect } from "vitest"
 import { call } from "../Http.ts"
 import { createLead, readLead, unknownLeadId } from "../leads/LeadsResource.ts"
-import type * as Resource from "../Resource.ts"
+import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
 export const SUMMARY = "/api/v1/analytics/summary"
@@ -45,5 +45,15 @@ export const resource: Resource.Resource = {
     read: ({ target }, key, id) => readLead(target, key, id),
     unknownId: unknownLeadId
   },
-  ledger: { tables: [] }
+  ledger: {
+    tables: [
+      {
+        name: "analytics_tallies",
+        account: "account_id",
+        rows: Resource.uncounted(
+          "kept by triggers: a row per metric, 15-minute slot and stripe that the account's leads, conversations, messages and orders touch"
+        )
+      }
+    ]
+  }
 }

@@ -110,7 +110,7 @@ const seed = async (url: string, accountId: string) => {
   )
   log("seeded orders; vacuuming")
   // What autovacuum does for a table that stopped growing: visibility maps for index-only scans, statistics.
-  await run("VACUUM ANALYZE leads, messages, conversations, orders")
+  await run("VACUUM ANALYZE leads, messages, conversations, orders, analytics_tallies")
 }
 
 const load = (url: string, key: string, path: string, connections: number): Load.LoadOptions => ({

@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
+import * as Checkout from "./Checkout.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -24,14 +24,6 @@ const ORDERS = 50_000
 const TARGET_P99_MS = 200
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:analytics ${new Date().toISOString().slice(11, 19)}] ${line}`)
-
-const checkout = () => {
-  try {
-    return `commit ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: here }).toString().trim()}`
-  } catch {
-    return "commit unknown"
-  }
-}
 
 const post = async (url: string, path: string, auth: string, body: unknown) => {
   const response = await fetch(`${url}${path}`, {
@@ -201,7 +193,7 @@ const main = async () => {
   const lines = [
     "# Analytics and metrics benchmark (issue 15)",
     "",
-    `\`npm run bench:analytics\` on ${new Date().toISOString().slice(0, 10)} (${checkout()}): ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${pgVersion}; ${Processes.pinning}.`,
+    `\`npm run bench:analytics\` on ${new Date().toISOString().slice(0, 10)} (${Checkout.describe()}): ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${pgVersion}; ${Processes.pinning}.`,
     `${ROUNDS} rounds of ${SECONDS} s after 2 s of warm-up; medians over the rounds. The machine is shared and noisy.`,
     "",
     `One account with ${LEADS.toLocaleString("en")} leads and ${MESSAGES.toLocaleString("en")} messages (in ${CONVERSATIONS.toLocaleString("en")} conversations of 10, inbound and answers alternating 10 minutes apart, a fifth of the answers by an agent) and ${ORDERS.toLocaleString("en")} orders, all in the last 30 days, seeded in SQL and vacuumed as autovacuum would. Every request reads all 30 days in America/Sao_Paulo.`,

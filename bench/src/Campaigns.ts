@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
+import * as Checkout from "./Checkout.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -47,15 +47,6 @@ if (!Number.isInteger(LEADS) || LEADS < 1 || LEADS > MAX_LEADS) {
 }
 
 /** The code measured: the commit, and whether the servers' sources differed from it when they started. */
-const checkout = () => {
-  try {
-    const git = (...args: Array<string>) => execFileSync("git", args, { cwd: here }).toString().trim()
-    const dirty = git("status", "--porcelain", "--", "packages", "examples") !== ""
-    return `commit ${git("rev-parse", "--short", "HEAD")}${dirty ? " with uncommitted changes under packages/ or examples/" : ""}`
-  } catch {
-    return "commit unknown"
-  }
-}
 
 const call = async (url: string, method: string, path: string, auth: string, body?: unknown) => {
   const response = await fetch(`${url}${path}`, {
@@ -166,7 +157,7 @@ const main = async () => {
   const probes: Array<ReturnType<typeof probe>> = []
   try {
     Processes.pinSelf()
-    const code = checkout()
+    const code = Checkout.describe()
     const server = await Processes.leadline(db.url, {
       WHATSAPP_APP_SECRET: SECRET,
       WHATSAPP_VERIFY_TOKEN: "bench",

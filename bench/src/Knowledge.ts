@@ -1,9 +1,9 @@
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { questions, sources } from "@leadline/testkit/knowledge/SearchCorpus"
+import * as Checkout from "./Checkout.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -26,14 +26,6 @@ const CONNECTIONS = 10
 const TARGET_P99_MS = 50
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:knowledge ${new Date().toISOString().slice(11, 19)}] ${line}`)
-
-const checkout = () => {
-  try {
-    return `commit ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: here }).toString().trim()}`
-  } catch {
-    return "commit unknown"
-  }
-}
 
 const call = async (url: string, method: string, path: string, auth: string, body?: unknown) => {
   const response = await fetch(`${url}${path}`, {
@@ -221,7 +213,7 @@ const main = async () => {
   const lines = [
     "# Knowledge benchmark (issue 14)",
     "",
-    `\`npm run bench:knowledge\` on ${new Date().toISOString().slice(0, 10)} (${checkout()}): ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${Processes.pinning}.`,
+    `\`npm run bench:knowledge\` on ${new Date().toISOString().slice(0, 10)} (${Checkout.describe()}): ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${Processes.pinning}.`,
     `${ROUNDS} rounds of ${SECONDS} s after 2 s of warm-up; medians over the rounds. Search at 1 connection is its latency; at ${CONNECTIONS}, on 2 cores, requests also wait for each other. The machine is shared and noisy.`,
     "",
     `One account; its chunks seeded in SQL, 100 words each, drawn by Zipf's law (the r-th word about 1/r as often as the first) from the test corpus's words (a bakery's help pages) shuffled among 30,000 others: a few of the questions' words are in many chunks, most in few. Each request is \`GET /api/v1/knowledge/search?limit=5&q=<one of the corpus's ${questions.length} customer questions, in turn>\`; the simulation posts the same questions to an agent on one help page with the builtin model.`,

@@ -4,6 +4,7 @@ import { cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
 import pg from "pg"
 import * as BaselineSeed from "../baseline/Seed.ts"
+import * as Checkout from "./Checkout.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -42,15 +43,6 @@ const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:orders ${new Date().toISOString().slice(11, 19)}] ${line}`)
 
 /** The code measured: the commit, and whether the servers' sources differed from it when they started. */
-const checkout = () => {
-  try {
-    const git = (...args: Array<string>) => execFileSync("git", args, { cwd: here }).toString().trim()
-    const dirty = git("status", "--porcelain", "--", "packages", "examples") !== ""
-    return `commit ${git("rev-parse", "--short", "HEAD")}${dirty ? " with uncommitted changes under packages/ or examples/" : ""}`
-  } catch {
-    return "commit unknown"
-  }
-}
 
 const call = async (url: string, method: string, path: string, auth: string, body?: unknown) => {
   const response = await fetch(`${url}${path}`, {
@@ -292,7 +284,7 @@ const main = async () => {
   const running: Array<Processes.Running> = []
   try {
     Processes.pinSelf()
-    const code = checkout()
+    const code = Checkout.describe()
     const load1 = loadavg()[0]!
     log(
       `load average ${loadavg()

@@ -4,5 +4,3 @@ export interface Backlog {
   /** When the longest-waiting due item fell due (epoch ms); undefined when none is due. */
   readonly oldestDueAt: number | undefined
 }
-
-export const empty: Backlog = { due: 0, oldestDueAt: undefined }

@@ -119,7 +119,11 @@ for (const [name, wiring] of Wirings.wirings) {
       await endpoint.waitFor(1)
       const settled = await until(
         scrape,
-        (scraped) => delta(before, scraped)("leadline_webhook_deliveries_finished_total", { result: "delivered" }) >= 1
+        // A scrape during the attempt counts it due, and a scrape whose queue read misses its
+        // one second (a loaded machine) keeps the last value: wait for a fresh zero too.
+        (scraped) =>
+          delta(before, scraped)("leadline_webhook_deliveries_finished_total", { result: "delivered" }) >= 1 &&
+          PrometheusText.value(scraped, "leadline_outbox_due") === 0
       )
       const moved = delta(before, settled)
       expect(moved("leadline_webhook_attempts_total", { outcome: "success" })).toBe(1)

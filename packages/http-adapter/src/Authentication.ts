@@ -1,10 +1,5 @@
-import { Effect, Layer, Redacted } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import { Authenticator } from "@leadline/core/auth/Authenticator"
-import { CurrentPrincipal } from "@leadline/core/auth/Principal"
-import { wire } from "./ErrorMapping.ts"
-import * as RateLimit from "./RateLimit.ts"
-import { ResponseHeaders } from "./RequestEnvelope.ts"
+import type { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { RateLimited, Unauthorized } from "./WireErrors.ts"
 
 /** Bearer API key authentication for every `/api` route, with the key's rate limit; provides the caller's principal. */
@@ -22,26 +17,3 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
     error: [Unauthorized, RateLimited]
   }
 ) {}
-
-export const layer = Layer.effect(
-  Authentication,
-  Effect.gen(function* () {
-    const authenticator = yield* Authenticator
-    const limit = yield* RateLimit.make
-    return Authentication.of({
-      apiKey: (handler, { credential }) =>
-        Effect.flatMap(wire(authenticator.authenticate(Redacted.value(credential))), (principal) => {
-          const handled = Effect.provideService(handler, CurrentPrincipal, principal)
-          if (limit === undefined) return handled
-          return Effect.flatMap(limit(principal.keyId), (decision) => {
-            if (decision._tag === "Refused") return Effect.succeed(decision.response)
-            // Through the envelope, so that error answers (encoded further out) carry them too.
-            return Effect.flatMap(ResponseHeaders, (headers) => {
-              if (headers !== undefined) Object.assign(headers, decision.headers)
-              return handled
-            })
-          })
-        })
-    })
-  })
-)

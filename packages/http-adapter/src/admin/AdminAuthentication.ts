@@ -1,5 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, type Redacted } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Unauthorized } from "../WireErrors.ts"
 
@@ -20,18 +19,3 @@ export class AdminAuthentication extends HttpApiMiddleware.Service<AdminAuthenti
     error: Unauthorized
   }
 ) {}
-
-const digest = (value: string) => createHash("sha256").update(value).digest()
-
-export const layer = Layer.effect(
-  AdminAuthentication,
-  Effect.gen(function* () {
-    const expected = digest(Redacted.value(yield* AdminToken))
-    const unauthorized = new Unauthorized({ error: "Invalid or missing admin token" })
-    return AdminAuthentication.of({
-      // Comparing fixed-length digests keeps the check constant-time whatever was sent.
-      adminToken: (handler, { credential }) =>
-        timingSafeEqual(digest(Redacted.value(credential)), expected) ? handler : Effect.fail(unauthorized)
-    })
-  })
-)

@@ -13,6 +13,7 @@ import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { resolveToken } from "./AdminTokenFile.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
 import * as Ai from "./Ai.ts"
+import * as Dashboard from "./Dashboard.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
 import * as WhatsApp from "./WhatsApp.ts"
@@ -43,6 +44,7 @@ const serveWith = (config: ServerConfig) =>
     const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
     const metaApp = yield* WhatsApp.metaApp(config)
     const database = databaseConfig(config)
+    const dashboardDist = Dashboard.defaultDist()
     const app = Layer.mergeAll(
       Server.routes({
         maxBodyBytes: config.maxBodyBytes,
@@ -54,6 +56,7 @@ const serveWith = (config: ServerConfig) =>
           Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
         )
       ),
+      Dashboard.routes(dashboardDist),
       IdempotencyPurge.layer(),
       config.workerEnabled ? Worker.layer(config) : Layer.empty,
       WhatsApp.sender(config),
@@ -100,5 +103,8 @@ const serveWith = (config: ServerConfig) =>
         : "WhatsApp: the simulator (offline); play a customer with POST /admin/v1/simulator/whatsapp/inbound"
     )
     yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
+    yield* Dashboard.isBuilt(dashboardDist)
+      ? Effect.logInfo(`Dashboard at http://localhost:${config.port}${Dashboard.DASHBOARD_PATH}/`)
+      : Effect.logWarning(`Dashboard not built (no ${dashboardDist}): run npm run build -w @leadline/dashboard`)
     return yield* Layer.launch(server)
   })

@@ -1,0 +1,54 @@
+import { existsSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
+import { HttpRouter, HttpServerRespondable, HttpServerResponse, HttpStaticServer } from "effect/http"
+
+export const DASHBOARD_PATH = "/dashboard"
+
+/** Vite emits no inline script or style, so the page runs under the strictest policy. */
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
+}
+
+/** Where `npm install` builds the page (the root `prepare` script runs the dashboard's `vite build`). */
+export const defaultDist = () =>
+  join(dirname(fileURLToPath(import.meta.resolve("@leadline/dashboard/package.json"))), "dist")
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
+<body><main><h1>The dashboard is not built</h1>
+<p>Build it with <code>npm run build -w @leadline/dashboard</code> (<code>npm install</code> does it), then reload.
+The API itself is running: its docs are at <a href="/docs">/docs</a>.</p></main></body></html>`
+
+export const isBuilt = (dist: string) => existsSync(join(dist, "index.html"))
+
+/**
+ * The dashboard at `/dashboard` (the wildcard route takes the bare path too): the built page with its deep links falling back to
+ * index.html, or, when the build is missing, a 503 page that says how to build it.
+ */
+export const routes = (dist: string) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      const dashboard = router.prefixed(DASHBOARD_PATH)
+      if (!isBuilt(dist)) {
+        const page = HttpServerResponse.html(NOT_BUILT).pipe(
+          HttpServerResponse.setStatus(503),
+          HttpServerResponse.setHeaders(SECURITY_HEADERS)
+        )
+        yield* dashboard.add("GET", "/*", Effect.succeed(page))
+        return
+      }
+      const serve = yield* HttpStaticServer.make({ root: dist, spa: true })
+      yield* dashboard.add(
+        "GET",
+        "/*",
+        serve.pipe(
+          Effect.catch(HttpServerRespondable.toResponse),
+          Effect.map(HttpServerResponse.setHeaders(SECURITY_HEADERS))
+        )
+      )
+    })
+  )

@@ -1,0 +1,56 @@
+import { Cause, Effect, Exit } from "effect"
+import * as Client from "@leadline/http-adapter/Client"
+
+/** The typed client of the whole API, derived from the same HttpApi definition as the server. */
+export type ApiClient = Client.Client
+
+/** An API refusal (or a failure to reach it), carrying the text the page shows. */
+export class ApiError extends Error {
+  readonly code: string | undefined
+  constructor(message: string, code: string | undefined) {
+    super(message)
+    this.code = code
+  }
+}
+
+const clients = new Map<string, Promise<ApiClient>>()
+
+const clientFor = (token: string): Promise<ApiClient> => {
+  let client = clients.get(token)
+  if (client === undefined) {
+    client = Effect.runPromise(Client.makeWithFetch({ baseUrl: location.origin, apiKey: token }))
+    clients.set(token, client)
+  }
+  return client
+}
+
+/** What the API said, in its own words: `{error, code}` bodies become their `error` text. */
+const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
+  const failure = Cause.squash(cause)
+  if (typeof failure === "object" && failure !== null) {
+    const body = failure as { error?: unknown; code?: unknown; _tag?: unknown; message?: unknown }
+    if (typeof body.error === "string")
+      return new ApiError(body.error, typeof body.code === "string" ? body.code : undefined)
+    if (body._tag === "HttpClientError") return new ApiError("Could not reach the server", "network")
+    if (typeof body.message === "string") return new ApiError(body.message, undefined)
+  }
+  return new ApiError(String(failure), undefined)
+}
+
+/** Runs one call of the typed client with the session's token. */
+export const call = async <A>(token: string, use: (client: ApiClient) => Effect.Effect<A, unknown>): Promise<A> => {
+  const exit = await Effect.runPromiseExit(
+    Effect.flatMap(
+      Effect.promise(() => clientFor(token)),
+      use
+    )
+  )
+  if (Exit.isSuccess(exit)) return exit.value
+  throw toApiError(exit.cause)
+}
+
+/**
+ * An `Idempotency-Key` for one form: kept across retries of the same submission (a double
+ * click or a lost answer creates once), renewed after a success.
+ */
+export const idempotencyKey = () => `dashboard-${crypto.randomUUID()}`

@@ -1,0 +1,64 @@
+import { useState } from "preact/hooks"
+import { call } from "../api.ts"
+import type { Session } from "../session.ts"
+import { Empty, ErrorText, Loading, Page, Pager, Table, useLoad, when } from "../ui.tsx"
+
+const FUNNEL = ["queued", "sent", "delivered", "read", "failed"] as const
+
+/** The funnel of one campaign as bars, each the share of its recipients. */
+const Funnel = (props: { stats: Record<(typeof FUNNEL)[number] | "total", number> }) => (
+  <dl class="funnel">
+    {FUNNEL.map((step) => {
+      const share = props.stats.total === 0 ? 0 : props.stats[step] / props.stats.total
+      return (
+        <div key={step} class={`funnel-step step-${step}`}>
+          <dt>{step}</dt>
+          <dd>
+            <svg
+              width="120"
+              height="10"
+              role="img"
+              aria-label={`${step}: ${props.stats[step]} of ${props.stats.total}`}
+            >
+              <rect width="120" height="10" class="bar-track" />
+              <rect width={Math.round(120 * share)} height="10" class="bar" />
+            </svg>{" "}
+            {props.stats[step]}
+          </dd>
+        </div>
+      )
+    })}
+  </dl>
+)
+
+/** Campaigns with their state and funnel; create and send them through the API. */
+export const Campaigns = (props: { session: Extract<Session, { kind: "account" }> }) => {
+  const token = props.session.token
+  const [offset, setOffset] = useState(0)
+  const list = useLoad(() => call(token, (client) => client.campaigns.list({ query: { offset } })), [token, offset])
+  return (
+    <Page title="Campaigns">
+      {list.loading && list.data === undefined ? <Loading what="campaigns" /> : null}
+      <ErrorText error={list.error} />
+      {list.data === undefined ? null : list.data.campaigns.length === 0 ? (
+        <Empty>No campaigns yet: create one with POST /api/v1/campaigns.</Empty>
+      ) : (
+        <>
+          <Table
+            caption="Campaigns"
+            rows={list.data.campaigns}
+            rowKey={(row) => row.id}
+            columns={[
+              { label: "Name", cell: (row) => row.name },
+              { label: "Status", cell: (row) => row.status },
+              { label: "Recipients", cell: (row) => row.stats.total || (row.audience_count ?? 0) },
+              { label: "Funnel", cell: (row) => <Funnel stats={row.stats} /> },
+              { label: "Created", cell: (row) => when(row.created_at) }
+            ]}
+          />
+          <Pager meta={list.data.meta} onOffset={setOffset} noun="campaigns" />
+        </>
+      )}
+    </Page>
+  )
+}

@@ -65,6 +65,8 @@ export const ServerConfig = Config.all({
     Config.map(Option.filter((token) => Redacted.value(token).trim() !== ""))
   ),
   metrics: Config.Boolean("LEADLINE_METRICS").pipe(Config.withDefault(true)),
+  // The built dashboard served at /dashboard; unset: the one `npm install` builds in packages/dashboard/dist.
+  dashboardDir: Config.option(Config.String("LEADLINE_DASHBOARD_DIR")),
   logLevel: Config.schema(LogLevelSetting, "LOG_LEVEL").pipe(Config.withDefault("info" as const)),
   logFormat: Config.schema(Schema.Literals(Logging.LOG_FORMATS), "LOG_FORMAT").pipe(
     Config.withDefault("pretty" as const)

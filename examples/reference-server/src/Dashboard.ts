@@ -34,7 +34,7 @@ export const routes = (dist: string) =>
     Effect.gen(function* () {
       const dashboard = router.prefixed(DASHBOARD_PATH)
       if (!isBuilt(dist)) {
-        const page = HttpServerResponse.html(NOT_BUILT).pipe(
+        const page = HttpServerResponse.text(NOT_BUILT, { contentType: "text/html; charset=utf-8" }).pipe(
           HttpServerResponse.setStatus(503),
           HttpServerResponse.setHeaders(SECURITY_HEADERS)
         )

@@ -44,7 +44,7 @@ const serveWith = (config: ServerConfig) =>
     const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
     const metaApp = yield* WhatsApp.metaApp(config)
     const database = databaseConfig(config)
-    const dashboardDist = Dashboard.defaultDist()
+    const dashboardDist = Option.getOrElse(config.dashboardDir, Dashboard.defaultDist)
     const app = Layer.mergeAll(
       Server.routes({
         maxBodyBytes: config.maxBodyBytes,

@@ -10,7 +10,7 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
       apiKey: HttpApiSecurity.bearer.pipe(
         HttpApiSecurity.annotate(
           OpenApi.Description,
-          "An API key: `Authorization: Bearer lk_…`. Keys are issued through the operator API (`/admin/v1`)."
+          "An API key: `Authorization: Bearer lk_…`. The operator issues an account's first key (`/admin/v1`); a full-access key issues more (`/api/keys`) and the dashboard does too."
         )
       )
     },

@@ -66,6 +66,22 @@ describe("the dashboard's files", () => {
     })
   })
 
+  it("serves the build npm install made, by default", async () => {
+    const dataDir = ServerProcess.tempDataDir()
+    dirs.push(dataDir)
+    const server = await ServerProcess.start({ dataDir })
+    servers.push(server)
+    const page = await fetch(`${server.baseUrl}/dashboard/`)
+    expect(page.status).toBe(200)
+    const html = await page.text()
+    const script = /<script type="module" crossorigin src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1]
+    expect(script, html).toBeDefined()
+    const bundle = await fetch(`${server.baseUrl}${script}`)
+    expect(bundle.status).toBe(200)
+    expect(bundle.headers.get("content-type")).toBe("text/javascript; charset=utf-8")
+    expect(await bundle.text()).toContain("Sign in to Leadline")
+  }, 90_000)
+
   it("answers 503 with how to build it when the build is missing, and the API still works", async () => {
     const server = await startWith(join(ServerProcess.tempDataDir(), "no-such-build"))
     const reply = await fetch(`${server.baseUrl}/dashboard/`)

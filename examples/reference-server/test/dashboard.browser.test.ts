@@ -248,4 +248,27 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     expect((await api("GET", "/api/usage", key)).body.usage.messages_limit).toBe(10000)
     expect(errors.take()).toEqual([])
   })
+
+  it("works from the keyboard alone: sign in, skip to the content, follow the navigation", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByRole("heading", { name: "Sign in to Leadline" }).waitFor()
+    await page.keyboard.press("Tab") // the first choice, "Account owner", already checked
+    await page.keyboard.press("Tab")
+    await page.keyboard.type(ownerKey)
+    await page.keyboard.press("Enter")
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor()
+    // The new page's heading has the focus; the skip link comes first in the tab order.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("page-title")
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim())
+    const tabTo = async (text: string, key: "Tab" | "Shift+Tab") => {
+      for (let steps = 0; steps < 20 && (await focused()) !== text; steps++) await page.keyboard.press(key)
+      expect(await focused()).toBe(text)
+    }
+    await tabTo("Skip to content", "Shift+Tab")
+    await tabTo("Leads", "Tab")
+    await page.keyboard.press("Enter")
+    await page.getByRole("heading", { level: 1, name: "Leads" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/leads`)
+    expect(errors.take()).toEqual([])
+  })
 })

@@ -101,6 +101,46 @@ if (Postgres.url !== undefined) {
       expect(Math.max(scopes.millis, gone.millis)).toBeLessThan(2_000)
     })
 
+    it("forget a key on every server when its account changes or revokes it through /api/keys", async () => {
+      const { schema, dataDirs } = await sharedSchema(url)
+      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
+      const [a, b] = [
+        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
+        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
+      ]
+      cleanups.push(
+        () => a!.stop(),
+        () => b!.stop()
+      )
+      const account = await makeAccount(a!)
+      const issued = await call(a!, "POST", "/api/keys", { auth: account.ownerKey, json: { scopes: ["leads:read"] } })
+      expect(issued.status, issued.text).toBe(201)
+      const me = async () => call(b!, "GET", "/api/me", { auth: issued.body.api_key })
+      // Server b has verified (and keeps) the key.
+      expect((await me()).body.scopes).toEqual(["leads:read"])
+
+      const untilChanged = async (done: (reply: Awaited<ReturnType<typeof me>>) => boolean) => {
+        const started = performance.now()
+        for (;;) {
+          const reply = await me()
+          if (done(reply)) return performance.now() - started
+          if (performance.now() - started > 5_000) throw new Error(`b still answers ${reply.status} ${reply.text}`)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      }
+
+      const rescoped = await call(a!, "PATCH", `/api/keys/${issued.body.id}`, {
+        auth: account.ownerKey,
+        json: { scopes: ["leads:write"] }
+      })
+      expect(rescoped.status).toBe(200)
+      const scopesMillis = await untilChanged((reply) => reply.body.scopes?.[0] === "leads:write")
+      const revoked = await call(a!, "DELETE", `/api/keys/${issued.body.id}`, { auth: account.ownerKey })
+      expect(revoked.status).toBe(200)
+      const goneMillis = await untilChanged((reply) => reply.status === 401)
+      expect(Math.max(scopesMillis, goneMillis)).toBeLessThan(2_000)
+    })
+
     it("closes its pool on SIGTERM after answering what it accepted", async () => {
       const { schema, dataDirs } = await sharedSchema(url)
       const applicationName = `leadline_shutdown_${Date.now()}`

@@ -8,6 +8,7 @@ import { AiApi } from "./ai/AiApi.ts"
 import { AnalyticsApi } from "./analytics/AnalyticsApi.ts"
 import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
+import { KeysApi } from "./keys/KeysApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
 import { ConversationsApi } from "./conversations/ConversationsApi.ts"
 import { MessagesApi } from "./messages/MessagesApi.ts"
@@ -16,6 +17,7 @@ import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 
 export class Api extends HttpApi.make("leadline")
   .add(IdentityApi)
+  .add(KeysApi)
   .add(LeadsApi)
   .add(WebhooksApi)
   .add(ChannelsApi)

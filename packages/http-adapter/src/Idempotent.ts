@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Context, Schema } from "effect"
 import { HttpApiEndpoint, HttpApiMiddleware, HttpApiSchema } from "effect/http-api"
 import type { HttpRouter } from "effect/http"
 import type { CurrentPrincipal } from "@leadline/core/auth/Principal"
@@ -16,6 +16,16 @@ export class Idempotent extends HttpApiMiddleware.Service<Idempotent, { requires
 ) {}
 
 export const HEADER = "idempotency-key"
+
+/**
+ * Top-level fields of an endpoint's answer that its idempotency record does not keep: the
+ * first answer carries them, the record and so every replay has them `null`. For a secret
+ * that is shown once and stored only as a hash (an API key), which a stored answer would
+ * otherwise keep in clear for 24 hours. Declared with `create`'s `withheld`.
+ */
+export class Withheld extends Context.Reference<ReadonlyArray<string>>("leadline/Idempotent/Withheld", {
+  defaultValue: () => []
+}) {}
 
 export const IdempotencyHeaders = { [HEADER]: Schema.optional(IdempotencyKey) }
 
@@ -39,21 +49,30 @@ export const create = <
     readonly payload: Payload
     readonly success: Success
     readonly error: Error
+    /** Fields of the answer its replays show as `null` (`Withheld`); the schema must allow null there. */
+    readonly withheld?: ReadonlyArray<keyof Success["Type"] & string> | undefined
   }
-) =>
-  HttpApiEndpoint.post<Name, Path, Params, never, Payload, typeof IdempotencyHeaders, Success["Rebuild"], Error>(
-    name,
-    path,
-    {
-      ...(options.params === undefined ? {} : { params: options.params }),
-      payload: options.payload,
-      success: options.success.pipe(HttpApiSchema.status(201)),
-      headers: IdempotencyHeaders,
-      // Error schemas of creates are plain JSON errors, never streams: the check the
-      // constructor runs on a concrete type cannot be stated for a type parameter.
-      error: options.error as never
-    }
-  ).middleware(Idempotent)
+) => {
+  const endpoint = HttpApiEndpoint.post<
+    Name,
+    Path,
+    Params,
+    never,
+    Payload,
+    typeof IdempotencyHeaders,
+    Success["Rebuild"],
+    Error
+  >(name, path, {
+    ...(options.params === undefined ? {} : { params: options.params }),
+    payload: options.payload,
+    success: options.success.pipe(HttpApiSchema.status(201)),
+    headers: IdempotencyHeaders,
+    // Error schemas of creates are plain JSON errors, never streams: the check the
+    // constructor runs on a concrete type cannot be stated for a type parameter.
+    error: options.error as never
+  }).middleware(Idempotent)
+  return options.withheld === undefined ? endpoint : endpoint.annotate(Withheld, options.withheld)
+}
 
 /**
  * An action on one thing (`POST …/queue`, `POST …/cancel`): 200 with the thing, no body, and

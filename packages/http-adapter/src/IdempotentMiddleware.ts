@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto"
-import { Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Idempotency, IdempotencyKey } from "@leadline/core/idempotency/Idempotency"
 import type { StoredResponse } from "@leadline/core/idempotency/IdempotencyStore"
 import { fromDomain, fromUnknown, toResponse } from "./ErrorMapping.ts"
-import { HEADER, Idempotent } from "./Idempotent.ts"
+import { HEADER, Idempotent, Withheld } from "./Idempotent.ts"
 import { InsufficientStock, ValidationError } from "./WireErrors.ts"
 
 /** The server side of `Idempotent` (kept apart from the definition, which the browser client loads too). */
@@ -39,12 +39,28 @@ const bodyText = (response: HttpServerResponse.HttpServerResponse): string => {
   }
 }
 
-const store = (response: HttpServerResponse.HttpServerResponse): StoredResponse => {
+/**
+ * The body with the `withheld` fields set to null, when it is a JSON object that has them.
+ * A body that cannot be read throws (a defect: the key is released and nothing is kept),
+ * so that a secret is never stored because its answer was not the JSON expected.
+ */
+const withhold = (body: string, withheld: ReadonlyArray<string>): string => {
+  if (withheld.length === 0) return body
+  const parsed: unknown = JSON.parse(body)
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return body
+  const record = parsed as Record<string, unknown>
+  if (!withheld.some((field) => Object.hasOwn(record, field))) return body
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(record).map(([field, value]) => [field, withheld.includes(field) ? null : value]))
+  )
+}
+
+const store = (response: HttpServerResponse.HttpServerResponse, withheld: ReadonlyArray<string>): StoredResponse => {
   const etag = response.headers.etag
   return {
     status: response.status,
     contentType: ("contentType" in response.body ? response.body.contentType : undefined) ?? "application/json",
-    body: bodyText(response),
+    body: withhold(bodyText(response), withheld),
     ...(etag === undefined ? {} : { etag })
   }
 }
@@ -63,13 +79,14 @@ export const layer = Layer.effect(
   Idempotent,
   Effect.gen(function* () {
     const idempotency = yield* Idempotency
-    return Idempotent.of((handler) =>
+    return Idempotent.of((handler, { endpoint }) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers[HEADER]
         if (key === undefined) return yield* handler
         if (!isValidKey(key)) return toResponse(invalidKey)
         const body = yield* Effect.orDie(request.text)
+        const withheld = Context.get(endpoint.annotations, Withheld)
         let original: HttpServerResponse.HttpServerResponse | undefined
         // Typed failures become their wire response here, so that they are stored
         // too, except the ones not kept (`isKept`): those, and defects, propagate,
@@ -79,7 +96,7 @@ export const layer = Layer.effect(
         ).pipe(
           Effect.map((response) => {
             original = response
-            return store(response)
+            return store(response, withheld)
           })
         )
         return yield* idempotency.execute(key, fingerprintOf(request.method, request.url, body), operation).pipe(

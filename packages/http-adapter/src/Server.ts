@@ -7,6 +7,7 @@ import * as Health from "./Health.ts"
 import * as Authentication from "./AuthenticationMiddleware.ts"
 import * as Idempotent from "./IdempotentMiddleware.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
+import * as KeysHandlers from "./keys/KeysHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
@@ -41,6 +42,7 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
   Layer.provide([
     // One line per resource, as its group is in Api.ts:
     IdentityHandlers.layer,
+    KeysHandlers.layer,
     LeadsHandlers.layer,
     WebhooksHandlers.layer,
     ChannelsHandlers.layer,

@@ -9,6 +9,7 @@ import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
+import * as KeysSlice from "./keys/KeysSlice.ts"
 import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
@@ -24,6 +25,7 @@ import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 export const slices = [
   AuthSlice.slice,
   IdentitySlice.slice,
+  KeysSlice.slice,
   LeadsSlice.slice,
   IdempotencySlice.slice,
   WebhooksSlice.slice,

@@ -573,7 +573,7 @@ export const securitySuite = (wiring: Wiring) =>
         ["a 5000-character id", () => ({ method: "GET", path: `/api/v1/leads/${"x".repeat(5000)}`, status: 404 })],
         ["an unknown API route", () => ({ method: "GET", path: "/api/v1/contacts", status: 404 })],
         ["a deeper unknown route", () => ({ method: "GET", path: "/api/v1/leads/ld_x/notes", status: 404 })],
-        ["an unknown admin route", () => ({ method: "GET", path: "/admin/v1/accounts", as: "admin", status: 404 })],
+        ["an unknown admin route", () => ({ method: "GET", path: "/admin/v1/nowhere", as: "admin", status: 404 })],
         ["the root", () => ({ method: "GET", path: "/", as: "nobody", status: 404 })],
         ["a dotfile", () => ({ method: "GET", path: "/.env", as: "nobody", status: 404 })],
         ["PUT on a known path", () => ({ method: "PUT", path: "/api/v1/leads", status: 404 })],

@@ -1,11 +1,12 @@
-import { Clock, Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { authorize, CurrentPrincipal } from "../auth/Principal.ts"
 import * as Scopes from "../auth/Scopes.ts"
 import type { PermissionDenied } from "../Errors.ts"
-import { PLANS, PlanId, Role } from "./Account.ts"
+import { PlanId, Role } from "./Account.ts"
 import { AccountsRepo } from "./AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
-import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import { MessageUsage } from "../usage/MessageUsage.ts"
+import { MonthlyUsage, monthlyUsage } from "../usage/MonthlyUsage.ts"
 
 export const Me = Schema.Struct({
   account: Schema.Struct({
@@ -20,7 +21,7 @@ export const Me = Schema.Struct({
 }).annotate({ identifier: "Me" })
 
 export const Usage = Schema.Struct({
-  usage: Schema.Struct({ messages_used: Schema.Int, messages_limit: Schema.Int }),
+  usage: MonthlyUsage,
   subscription: Schema.Struct({ plan_id: PlanId, status: Schema.Literal("active") })
 }).annotate({ identifier: "Usage" })
 
@@ -56,10 +57,8 @@ export class Identity extends Context.Service<
         const account = yield* accounts.findAccount(principal.accountId)
         // The key's account exists as long as the key does; a miss here is a broken store.
         if (account === undefined) return yield* Effect.die(new Error(`account ${principal.accountId} vanished`))
-        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const used = yield* messageUsage.used(account.id, periodOf(now))
         return {
-          usage: { messages_used: used, messages_limit: PLANS[account.planId] },
+          usage: yield* monthlyUsage(messageUsage, account),
           subscription: { plan_id: account.planId, status: account.subscriptionStatus }
         }
       }).pipe(Tracing.span("Identity.usage"))

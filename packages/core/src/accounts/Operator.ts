@@ -1,16 +1,31 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import * as ApiKeyCredential from "../auth/ApiKeyCredential.ts"
+import { type KeySummary, type RevokedKey, summarize } from "../auth/ApiKey.ts"
+import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
+import { KeyIssuer } from "../auth/KeyIssuer.ts"
 import type * as Scopes from "../auth/Scopes.ts"
 import { NotFound } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import { Text } from "../Text.ts"
-import { Transactor } from "../Transactor.ts"
-import { type Account, AccountName, DEFAULT_PLAN, KeyName, MemberRole, PlanId, ScopeList } from "./Account.ts"
-import type { ApiKey } from "../auth/ApiKey.ts"
-import { ApiKeyCache } from "../auth/ApiKeyCache.ts"
-import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
-import { AccountsRepo } from "./AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
+import { Transactor } from "../Transactor.ts"
+import {
+  type Account,
+  AccountName,
+  DEFAULT_PLAN,
+  KeyName,
+  MemberRole,
+  PlanId,
+  Role,
+  ScopeList,
+  type User
+} from "./Account.ts"
+import { AccountsRepo } from "./AccountsRepo.ts"
+import * as Pagination from "../Pagination.ts"
+import { MessageUsage } from "../usage/MessageUsage.ts"
+import { MonthlyUsage, monthlyUsage } from "../usage/MonthlyUsage.ts"
+
+// The key schemas live with the key (auth/ApiKey.ts); the operator API's callers import them from here too.
+export { KeySummary, RevokedKey, SetScopes } from "../auth/ApiKey.ts"
 
 export const CreateAccount = Schema.Struct({ name: AccountName, plan_id: Schema.optional(PlanId) })
 export const CreatedAccount = Schema.Struct({
@@ -29,30 +44,48 @@ export const CreateKey = Schema.Struct({
 })
 export const CreatedKey = Schema.Struct({ id: Schema.String, api_key: Schema.String, scopes: ScopeList })
 
-export const KeySummary = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  user_id: Schema.String,
-  prefix: Schema.String,
-  scopes: ScopeList,
-  created_at: Schema.String,
-  revoked_at: Schema.NullOr(Schema.String)
-}).annotate({ identifier: "ApiKeySummary" })
-
-export const SetScopes = Schema.Struct({ scopes: ScopeList })
 export const SetPlan = Schema.Struct({ plan_id: PlanId })
 export const AccountPlan = Schema.Struct({ account_id: Schema.String, plan_id: PlanId })
-export const RevokedKey = Schema.Struct({ id: Schema.String, revoked: Schema.Boolean })
 
-const summarize = (key: ApiKey): typeof KeySummary.Type => ({
-  id: key.id,
-  name: key.name,
-  user_id: key.userId,
-  prefix: key.prefix,
-  scopes: key.scopes,
-  created_at: key.createdAt,
-  revoked_at: key.revokedAt
+/** An account as the operator lists it. */
+export const AccountSummary = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  plan_id: PlanId,
+  subscription_status: Schema.Literal("active"),
+  owner_user_id: Schema.String,
+  created_at: Schema.String
+}).annotate({ identifier: "AccountSummary" })
+export type AccountSummary = typeof AccountSummary.Type
+
+export const AccountList = Schema.Struct({
+  accounts: Schema.Array(AccountSummary),
+  meta: Pagination.Meta
+}).annotate({ identifier: "AccountList" })
+export type AccountList = typeof AccountList.Type
+
+export const AccountUser = Schema.Struct({ id: Schema.String, role: Role, created_at: Schema.String }).annotate({
+  identifier: "AccountUser"
 })
+
+/** One account for the operator: its summary, its users (oldest first) and this month's usage. */
+export const AccountDetail = Schema.Struct({
+  ...AccountSummary.fields,
+  users: Schema.Array(AccountUser),
+  usage: MonthlyUsage
+}).annotate({ identifier: "AccountDetail" })
+export type AccountDetail = typeof AccountDetail.Type
+
+const accountSummary = (account: Account): AccountSummary => ({
+  id: account.id,
+  name: account.name,
+  plan_id: account.planId,
+  subscription_status: account.subscriptionStatus,
+  owner_user_id: account.ownerUserId,
+  created_at: account.createdAt
+})
+
+const accountUser = (user: User) => ({ id: user.id, role: user.role, created_at: user.createdAt })
 
 /**
  * The platform operator's side: accounts, users, plans and API keys. Callers
@@ -76,6 +109,8 @@ export class Operator extends Context.Service<
       scopes: ReadonlyArray<Scopes.Scope>
     ) => Effect.Effect<typeof KeySummary.Type, NotFound>
     readonly revokeKey: (keyId: string) => Effect.Effect<typeof RevokedKey.Type, NotFound>
+    readonly listAccounts: (page: Pagination.Page) => Effect.Effect<AccountList>
+    readonly getAccount: (accountId: string) => Effect.Effect<AccountDetail, NotFound>
     /** The next send is held to the new plan's limit (CONTRACT-MESSAGING §0a.7). */
     readonly setPlan: (accountId: string, planId: PlanId) => Effect.Effect<typeof AccountPlan.Type, NotFound>
   }
@@ -85,30 +120,9 @@ export class Operator extends Context.Service<
     Effect.gen(function* () {
       const accounts = yield* AccountsRepo
       const keys = yield* ApiKeysRepo
-      const cache = yield* ApiKeyCache
+      const issuer = yield* KeyIssuer
       const transactor = yield* Transactor
-
-      const issueKey = Effect.fnUntraced(function* (
-        accountId: string,
-        userId: string,
-        name: string,
-        scopes: ReadonlyArray<Scopes.Scope>
-      ) {
-        const apiKey = yield* ApiKeyCredential.generate
-        const record: ApiKey = {
-          id: yield* Ids.make("key"),
-          accountId,
-          userId,
-          name,
-          scopes,
-          hash: yield* ApiKeyCredential.hash(apiKey),
-          prefix: ApiKeyCredential.visiblePrefix(apiKey),
-          createdAt: yield* Ids.now,
-          revokedAt: null
-        }
-        yield* keys.insert(record)
-        return { record, apiKey }
-      })
+      const messageUsage = yield* MessageUsage
 
       const requireAccount = (accountId: string) =>
         Effect.flatMap(accounts.findAccount(accountId), (account) =>
@@ -140,7 +154,7 @@ export class Operator extends Context.Service<
               role: "owner",
               createdAt
             })
-            const { apiKey } = yield* issueKey(account.id, account.ownerUserId, "owner key", [])
+            const { apiKey } = yield* issuer.issue(account.id, account.ownerUserId, "owner key", [])
             return { account_id: account.id, owner_user_id: account.ownerUserId, api_key: apiKey }
           })
         )
@@ -160,7 +174,7 @@ export class Operator extends Context.Service<
           return yield* new NotFound({ resource: "user", id: userId })
         }
         const scopes = input.scopes ?? []
-        const { record, apiKey } = yield* issueKey(accountId, userId, input.name ?? "", scopes)
+        const { record, apiKey } = yield* issuer.issue(accountId, userId, input.name ?? "", scopes)
         return { id: record.id, api_key: apiKey, scopes }
       }, Tracing.span("Operator.createKey"))
 
@@ -170,19 +184,28 @@ export class Operator extends Context.Service<
       }, Tracing.span("Operator.listKeys"))
 
       const setScopes = Effect.fnUntraced(function* (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) {
-        const key = yield* requireKey(keyId)
-        yield* keys.setScopes(keyId, scopes)
-        // This server forgets the key at once; the others when the store announces the change.
-        yield* cache.clear
-        return summarize({ ...key, scopes })
+        return summarize(yield* issuer.setScopes(yield* requireKey(keyId), scopes))
       }, Tracing.span("Operator.setScopes"))
 
       const revokeKey = Effect.fnUntraced(function* (keyId: string) {
-        const key = yield* requireKey(keyId)
-        if (key.revokedAt === null) yield* keys.revoke(keyId, yield* Ids.now)
-        yield* cache.clear
+        yield* issuer.revoke(yield* requireKey(keyId))
         return { id: keyId, revoked: true }
       }, Tracing.span("Operator.revokeKey"))
+
+      const listAccounts = Effect.fnUntraced(function* (page: Pagination.Page) {
+        const slice = yield* accounts.pageAccounts(page)
+        return { accounts: slice.items.map(accountSummary), meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Operator.listAccounts"))
+
+      const getAccount = Effect.fnUntraced(function* (accountId: string) {
+        const account = yield* requireAccount(accountId)
+        const users = yield* accounts.listUsers(accountId)
+        return {
+          ...accountSummary(account),
+          users: users.map(accountUser),
+          usage: yield* monthlyUsage(messageUsage, account)
+        }
+      }, Tracing.span("Operator.getAccount"))
 
       const setPlan = Effect.fnUntraced(function* (accountId: string, planId: PlanId) {
         if (!(yield* accounts.setPlan(accountId, planId))) {
@@ -191,7 +214,17 @@ export class Operator extends Context.Service<
         return { account_id: accountId, plan_id: planId }
       }, Tracing.span("Operator.setPlan"))
 
-      return Operator.of({ createAccount, createUser, createKey, listKeys, setScopes, revokeKey, setPlan })
+      return Operator.of({
+        createAccount,
+        createUser,
+        createKey,
+        listKeys,
+        setScopes,
+        revokeKey,
+        listAccounts,
+        getAccount,
+        setPlan
+      })
     })
   )
 }

@@ -1,3 +1,5 @@
+import { Schema } from "effect"
+import { ScopeList } from "../accounts/Account.ts"
 import type { Role } from "./Principal.ts"
 import type * as Scopes from "./Scopes.ts"
 
@@ -21,3 +23,29 @@ export interface ApiKeyGrant {
   readonly role: Role
   readonly ownerUserId: string
 }
+
+/** A key as listings show it: never the key itself, nor its hash. */
+export const KeySummary = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  user_id: Schema.String,
+  prefix: Schema.String,
+  scopes: ScopeList,
+  created_at: Schema.String,
+  revoked_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "ApiKeySummary" })
+export type KeySummary = typeof KeySummary.Type
+
+export const SetScopes = Schema.Struct({ scopes: ScopeList })
+export const RevokedKey = Schema.Struct({ id: Schema.String, revoked: Schema.Boolean })
+export type RevokedKey = typeof RevokedKey.Type
+
+export const summarize = (key: ApiKey): KeySummary => ({
+  id: key.id,
+  name: key.name,
+  user_id: key.userId,
+  prefix: key.prefix,
+  scopes: key.scopes,
+  created_at: key.createdAt,
+  revoked_at: key.revokedAt
+})

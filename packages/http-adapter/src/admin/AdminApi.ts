@@ -1,6 +1,8 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import {
+  AccountDetail,
+  AccountList,
   CreateAccount,
   CreatedAccount,
   CreatedKey,
@@ -13,6 +15,7 @@ import {
   SetPlan,
   SetScopes
 } from "@leadline/core/accounts/Operator"
+import { PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { RequestErrors } from "../RequestErrors.ts"
 import { NotFound } from "../WireErrors.ts"
@@ -37,6 +40,26 @@ export class AdminApi extends HttpApiGroup.make("admin")
       OpenApi.annotations({
         summary: "Create an account",
         description: "Makes the account, its owner user and a full-access key of the owner. The key is shown only here."
+      })
+    ),
+    HttpApiEndpoint.get("listAccounts", "/accounts", {
+      query: PageQueryFields,
+      success: AccountList
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List accounts",
+        description: "Every account with its plan and owner, newest first (`created_at` desc, then `id` desc)."
+      })
+    ),
+    HttpApiEndpoint.get("getAccount", "/accounts/:account_id", {
+      params: AccountId,
+      success: AccountDetail,
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Get an account",
+        description:
+          "The account with its users (oldest first, the owner leading) and this month's usage, as `GET /api/usage` reports it to the account."
       })
     ),
     HttpApiEndpoint.post("createUser", "/accounts/:account_id/users", {

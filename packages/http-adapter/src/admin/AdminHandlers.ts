@@ -2,6 +2,7 @@ import { Effect, Option } from "effect"
 import { CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
 import { HttpApiBuilder } from "effect/http-api"
 import { Operator } from "@leadline/core/accounts/Operator"
+import { page } from "@leadline/core/Pagination"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"
 import { NotFound } from "../WireErrors.ts"
@@ -15,6 +16,8 @@ export const layer = HttpApiBuilder.group(
     const simulator = yield* Effect.serviceOption(CustomerSimulator)
     return handlers
       .handle("createAccount", ({ payload }) => operator.createAccount(payload))
+      .handle("listAccounts", ({ query }) => operator.listAccounts(page(query)))
+      .handle("getAccount", ({ params }) => wire(operator.getAccount(params.account_id)))
       .handle("createUser", ({ params, payload }) => wire(operator.createUser(params.account_id, payload)))
       .handle("createKey", ({ params, payload }) => wire(operator.createKey(params.account_id, payload)))
       .handle("listKeys", ({ params }) => wire(Effect.map(operator.listKeys(params.account_id), (keys) => ({ keys }))))

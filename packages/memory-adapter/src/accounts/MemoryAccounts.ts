@@ -6,8 +6,31 @@ import { atomically } from "../MemoryTransaction.ts"
 
 /** Accounts and their users. */
 export const layer = Layer.sync(AccountsRepo)(() => {
-  const accounts = MemoryTable.make({ primaryKey: (account: Account) => account.id })
-  const users = MemoryTable.make({ primaryKey: (user: User) => user.id })
+  const accounts = MemoryTable.make({
+    primaryKey: (account: Account) => account.id,
+    // Every account under one key: the operator's listing, newest first.
+    indexes: { all: () => "" },
+    order: MemoryTable.newestFirst(
+      (account: Account) => account.createdAt,
+      (account) => account.id
+    )
+  })
+  const users = MemoryTable.make({
+    primaryKey: (user: User) => user.id,
+    indexes: {
+      account: {
+        key: (user: User) => user.accountId,
+        // Oldest first, the owner (made with the account) leading: the same order read forwards.
+        order: {
+          ...MemoryTable.newestFirst(
+            (user: User) => user.createdAt,
+            (user) => user.id
+          ),
+          descending: false
+        }
+      }
+    }
+  })
 
   return AccountsRepo.of({
     insertAccount: (account, owner) =>
@@ -16,6 +39,7 @@ export const layer = Layer.sync(AccountsRepo)(() => {
         users.insert(tx, owner)
       }),
     findAccount: (accountId) => Effect.sync(() => accounts.get(accountId)),
+    pageAccounts: (page) => Effect.sync(() => accounts.page("all", "", page)),
     setPlan: (accountId, planId) =>
       atomically((tx) => {
         const account = accounts.get(accountId)
@@ -28,6 +52,7 @@ export const layer = Layer.sync(AccountsRepo)(() => {
       Effect.sync(() => {
         const user = users.get(userId)
         return user?.accountId === accountId ? user : undefined
-      })
+      }),
+    listUsers: (accountId) => Effect.sync(() => [...users.scan("account", accountId)])
   })
 })

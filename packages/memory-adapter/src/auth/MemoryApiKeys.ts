@@ -17,7 +17,16 @@ export const layer = Layer.effectContext(
     const keys = MemoryTable.make({
       primaryKey: (key: ApiKey) => key.id,
       unique: { hash: (key) => key.hash },
-      indexes: { account: (key) => key.accountId }
+      indexes: {
+        account: (key) => key.accountId,
+        newest: {
+          key: (key) => key.accountId,
+          order: MemoryTable.newestFirst(
+            (key: ApiKey) => key.createdAt,
+            (key) => key.id
+          )
+        }
+      }
     })
 
     const changed = yield* PubSub.sliding<void>(1)
@@ -58,6 +67,7 @@ export const layer = Layer.effectContext(
         ),
       find: (keyId) => Effect.sync(() => keys.get(keyId)),
       listByAccount: (accountId) => Effect.sync(() => [...keys.scan("account", accountId)]),
+      pageByAccount: (accountId, page) => Effect.sync(() => keys.page("newest", accountId, page)),
       setScopes: (keyId, scopes) => change(keyId, (key) => ({ ...key, scopes })),
       revoke: (keyId, at) => change(keyId, (key) => ({ ...key, revokedAt: at }))
     })

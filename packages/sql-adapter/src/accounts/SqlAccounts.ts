@@ -59,6 +59,22 @@ export const layer = Layer.effect(
               )
             )
           : Effect.succeed(undefined),
+      pageAccounts: (page) =>
+        orDie(
+          Effect.all([
+            Effect.flatMap(
+              sql`SELECT id, name, owner_user_id, plan_id, created_at FROM accounts
+                  ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+              decodeAccounts
+            ),
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM accounts`
+          ])
+        ).pipe(
+          Effect.map(([rows, [count]]) => ({
+            items: rows.map((row): Account => ({ ...row, subscriptionStatus: "active" })),
+            total: count?.total ?? 0
+          }))
+        ),
       insertUser: (user) =>
         orDie(
           sql`INSERT INTO users (id, account_id, role, created_at)
@@ -75,7 +91,17 @@ export const layer = Layer.effect(
                 decodeUsers
               )
             ).pipe(Effect.map(([row]) => row))
-          : Effect.succeed(undefined)
+          : Effect.succeed(undefined),
+      listUsers: (accountId) =>
+        isUuid(accountId)
+          ? orDie(
+              Effect.flatMap(
+                sql`SELECT id, account_id, role, created_at FROM users WHERE account_id = ${accountId}::uuid
+                    ORDER BY created_at, id`,
+                decodeUsers
+              )
+            )
+          : Effect.succeed([])
     })
   })
 )

@@ -65,6 +65,14 @@ export const layer = Layer.effect(
         orDie(sql<KeyRow>`SELECT * FROM api_keys WHERE account_id = ${accountId}::uuid ORDER BY created_at, id`).pipe(
           Effect.map((rows) => rows.map(toKey))
         ),
+      pageByAccount: (accountId, page) =>
+        orDie(
+          Effect.all([
+            sql<KeyRow>`SELECT * FROM api_keys WHERE account_id = ${accountId}::uuid
+                        ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM api_keys WHERE account_id = ${accountId}::uuid`
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toKey), total: count?.total ?? 0 }))),
       // Each change is announced at its commit, in the same statement, so no server keeps trusting the old key.
       setScopes: (keyId, scopes) =>
         orDie(

@@ -43,6 +43,21 @@ export const resource: Resource.Resource = {
       request: async () => ({ path: "/admin/v1/accounts", json: { name: "Mallory Ltd" } })
     },
     {
+      method: "GET",
+      path: "/admin/v1/accounts",
+      needs: "admin token",
+      succeeds: 200,
+      lists: "accounts",
+      request: async () => ({ path: "/admin/v1/accounts" })
+    },
+    {
+      method: "GET",
+      path: "/admin/v1/accounts/{account_id}",
+      needs: "admin token",
+      succeeds: 200,
+      request: async (_, account) => ({ path: `/admin/v1/accounts/${account.accountId}` })
+    },
+    {
       method: "POST",
       path: "/admin/v1/accounts/{account_id}/users",
       needs: "admin token",
@@ -136,13 +151,8 @@ export const resource: Resource.Resource = {
         account: "account_id",
         // An account comes with its owner.
         rows: Resource.perOperation({ "POST /admin/v1/accounts": 1, "POST /admin/v1/accounts/{account_id}/users": 1 })
-      },
-      {
-        name: "api_keys",
-        account: "account_id",
-        // An account comes with its owner's key; a revoked key stays as a row.
-        rows: Resource.perOperation({ "POST /admin/v1/accounts": 1, "POST /admin/v1/accounts/{account_id}/keys": 1 })
       }
+      // api_keys is the keys slice's table (keys/KeysResource.ts), with the rows these routes issue.
     ],
     ids: { field: "account_id", create: "POST /admin/v1/accounts", parameters: ["account_id"] }
   }

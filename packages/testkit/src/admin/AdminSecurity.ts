@@ -38,5 +38,34 @@ export const security: Slice["security"] = {
           revoked_at: null
         })
       })
+
+      it("shows no API key, hash or webhook secret in the account listing and view", async () => {
+        const key = await makeKey(context.target, account.accountId, { name: "unseen", scopes: ["leads:read"] })
+        const registered = await call(context.target, "POST", "/api/webhooks/endpoints", {
+          auth: account.ownerKey,
+          json: { url: context.receiver.endpoint("/unseen").url, events: ["order.created"] }
+        })
+        expect(registered.status, registered.text).toBe(201)
+        const texts = [
+          await call(context.target, "GET", "/admin/v1/accounts?limit=100", { auth: context.target.adminToken }),
+          await call(context.target, "GET", `/admin/v1/accounts/${account.accountId}`, {
+            auth: context.target.adminToken
+          })
+        ].map((reply) => {
+          expect(reply.status, reply.text).toBe(200)
+          return reply.text
+        })
+        expect(texts[0]).toContain(account.accountId)
+        for (const secret of [key.apiKey, account.ownerKey]) {
+          const digest = Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)))
+          for (const text of texts) {
+            expect(text).not.toContain(secret)
+            expect(text).not.toContain(digest.toString("hex"))
+            expect(text).not.toContain(registered.body.secret)
+            expect(text).not.toContain("lk_")
+            expect(text).not.toContain("whsec_")
+          }
+        }
+      })
     })
 }

@@ -258,8 +258,8 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor()
     // The new page's heading has the focus; the skip link comes first in the tab order.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("page-title")
-    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim())
+    expect(await page.evaluate("document.activeElement?.id")).toBe("page-title")
+    const focused = () => page.evaluate("document.activeElement?.textContent?.trim()")
     const tabTo = async (text: string, key: "Tab" | "Shift+Tab") => {
       for (let steps = 0; steps < 20 && (await focused()) !== text; steps++) await page.keyboard.press(key)
       expect(await focused()).toBe(text)

@@ -84,7 +84,7 @@ export const Keys = (props: { session: Extract<Session, { kind: "account" }>; si
   const save = useAction(async () => {
     if (editing === undefined) return
     await call(token, (client) =>
-      client.keys.update({ params: { key_id: editing.id }, payload: { scopes: editing.scopes } })
+      client.keys.setScopes({ params: { key_id: editing.id }, payload: { scopes: editing.scopes } })
     )
     setEditing(undefined)
     list.reload()

@@ -208,6 +208,30 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     expect(errors.take()).toEqual([])
   })
 
+  it("edits a lead and deletes one, after asking", async () => {
+    // Back to the first page: another page and back mounts the list afresh.
+    await open("Overview")
+    await open("Leads")
+    const newestName = (await api("GET", "/api/v1/leads?limit=1", ownerKey)).body.leads[0].name
+    const newest = page.getByRole("row").filter({ has: page.getByRole("cell", { name: newestName, exact: true }) })
+    await newest.getByRole("button", { name: "Edit" }).click()
+    const form = page.getByRole("form", { name: "Edit lead" })
+    await form.getByLabel("Name").fill("Lead renamed")
+    await form.getByLabel("Tags").fill("vip, newsletter")
+    await form.getByRole("button", { name: "Save lead" }).click()
+    const renamed = page.getByRole("row").filter({ hasText: "Lead renamed" })
+    await renamed.getByText("vip, newsletter").waitFor()
+    const listed = (await api("GET", "/api/v1/leads?limit=1", ownerKey)).body.leads[0]
+    expect([listed.name, listed.tags]).toEqual(["Lead renamed", ["vip", "newsletter"]])
+
+    page.once("dialog", (dialog) => void dialog.accept())
+    await renamed.getByRole("button", { name: "Delete" }).click()
+    const status = page.getByRole("navigation", { name: "Pages of leads" }).getByRole("status")
+    await status.filter({ hasText: "1–50 of 119 leads" }).waitFor()
+    expect((await api("GET", `/api/v1/leads/${listed.id}`, ownerKey)).status).toBe(404)
+    expect(errors.take()).toEqual([])
+  })
+
   it("shows every other page, with its empty state", async () => {
     for (const [label, empty] of [
       ["Conversations", "No conversations yet"],
@@ -224,6 +248,41 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await open("Analytics")
     await page.getByRole("img", { name: "leads_created" }).waitFor()
     await Browsers.screenshots(page, "analytics")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("shows a customer's conversation and sends the reply typed in it", async () => {
+    const channel = await api("POST", "/api/v1/channels", ownerKey, {
+      type: "whatsapp",
+      name: "Support line",
+      phone_number_id: `${Date.now()}`,
+      display_phone_number: "+1 650-555-1111",
+      access_token: "EAAG-test-token"
+    })
+    expect(channel.status).toBe(201)
+    const inbound = await api("POST", "/admin/v1/simulator/whatsapp/inbound", server.adminToken, {
+      phone_number_id: channel.body.phone_number_id,
+      from: "14155550142",
+      name: "Grace Hopper",
+      text: "Is the blue one in stock?"
+    })
+    expect(inbound.status).toBe(202)
+    await open("Conversations")
+    await page.getByRole("button", { name: "Open" }).first().click()
+    const thread = page.getByRole("region", { name: "Conversation" })
+    await thread.getByText("Is the blue one in stock?").waitFor()
+    await thread.getByRole("textbox", { name: "Reply" }).fill("Yes, in every size.")
+    await thread.getByRole("button", { name: "Send" }).click()
+    await thread.locator(".bubble.outbound").getByText("Yes, in every size.").waitFor()
+    const conversations = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations
+    const messages = (await api("GET", `/api/v1/conversations/${conversations[0].id}/messages`, ownerKey)).body.messages
+    expect(
+      messages.map((message: { direction: string; text: string }) => [message.direction, message.text]).sort()
+    ).toEqual([
+      ["inbound", "Is the blue one in stock?"],
+      ["outbound", "Yes, in every size."]
+    ])
+    await Browsers.screenshots(page, "conversation")
     expect(errors.take()).toEqual([])
   })
 

@@ -176,6 +176,37 @@ export const Table = <Row,>(props: {
 )
 // biome-ignore-end lint/a11y/noRedundantRoles: the table above
 
+/** A paged list as every page shows one: loading, the API's error, an empty state, or the table and its pager. */
+export const Listing = <Data extends { readonly meta: Meta }, Row>(props: {
+  loaded: Loaded<Data>
+  rows: (data: Data) => ReadonlyArray<Row>
+  caption: string
+  /** Plural, for "1–50 of 120 leads" and "Loading leads…". */
+  noun: string
+  empty: ComponentChildren
+  columns: ReadonlyArray<Column<Row>>
+  rowKey: (row: Row) => string
+  onOffset: (offset: number) => void
+}) => {
+  const { loaded } = props
+  if (loaded.loading && loaded.data === undefined) return <Loading what={props.noun} />
+  if (loaded.data === undefined) return <ErrorText error={loaded.error} />
+  const rows = props.rows(loaded.data)
+  return (
+    <>
+      <ErrorText error={loaded.error} />
+      {rows.length === 0 ? (
+        <Empty>{props.empty}</Empty>
+      ) : (
+        <>
+          <Table caption={props.caption} columns={props.columns} rows={rows} rowKey={props.rowKey} />
+          <Pager meta={loaded.data.meta} onOffset={props.onOffset} noun={props.noun} />
+        </>
+      )}
+    </>
+  )
+}
+
 export const Page = (props: { title: string; children: ComponentChildren; actions?: ComponentChildren }) => {
   useEffect(() => {
     document.title = `${props.title} · Leadline`

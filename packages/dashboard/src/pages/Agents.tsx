@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Field, Form, Loading, Page, Pager, Submit, Table, useAction, useLoad } from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad } from "../ui.tsx"
 
 /** AI agents: add one, and try one in the simulation box (nothing is sent to anyone). */
 export const Agents = (props: { session: Extract<Session, { kind: "account" }> }) => {
@@ -43,24 +43,23 @@ export const Agents = (props: { session: Extract<Session, { kind: "account" }> }
           <Submit busy={create.busy}>Add agent</Submit>
         </Form>
       </details>
-      {list.loading && list.data === undefined ? <Loading what="agents" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.agents.length === 0 ? (
-        <Empty>No agents yet.</Empty>
-      ) : (
+      <Listing
+        loaded={list}
+        rows={(data) => data.agents}
+        caption="Agents"
+        noun="agents"
+        empty="No agents yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Name", cell: (row) => row.name },
+          { label: "Enabled", cell: (row) => (row.enabled ? "yes" : "no") },
+          { label: "Model", cell: (row) => row.model ?? "server default" },
+          { label: "Knowledge", cell: (row) => `${row.knowledge_source_ids.length} sources` }
+        ]}
+      />
+      {list.data === undefined || list.data.agents.length === 0 ? null : (
         <>
-          <Table
-            caption="Agents"
-            rows={list.data.agents}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Name", cell: (row) => row.name },
-              { label: "Enabled", cell: (row) => (row.enabled ? "yes" : "no") },
-              { label: "Model", cell: (row) => row.model ?? "server default" },
-              { label: "Knowledge", cell: (row) => `${row.knowledge_source_ids.length} sources` }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="agents" />
           <h2>Try an agent</h2>
           <Form label="Simulate" onSubmit={() => void simulate.act()}>
             <Field label="Agent">

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { call } from "../api.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Loading, Page, Pager, Table, useLoad, when } from "../ui.tsx"
+import { Listing, Page, useLoad, when } from "../ui.tsx"
 
 const FUNNEL = ["queued", "sent", "delivered", "read", "failed"] as const
 
@@ -38,27 +38,22 @@ export const Campaigns = (props: { session: Extract<Session, { kind: "account" }
   const list = useLoad(() => call(token, (client) => client.campaigns.list({ query: { offset } })), [token, offset])
   return (
     <Page title="Campaigns">
-      {list.loading && list.data === undefined ? <Loading what="campaigns" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.campaigns.length === 0 ? (
-        <Empty>No campaigns yet: create one with POST /api/v1/campaigns.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Campaigns"
-            rows={list.data.campaigns}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Name", cell: (row) => row.name },
-              { label: "Status", cell: (row) => row.status },
-              { label: "Recipients", cell: (row) => row.stats.total || (row.audience_count ?? 0) },
-              { label: "Funnel", cell: (row) => <Funnel stats={row.stats} /> },
-              { label: "Created", cell: (row) => when(row.created_at) }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="campaigns" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.campaigns}
+        caption="Campaigns"
+        noun="campaigns"
+        empty="No campaigns yet: create one with POST /api/v1/campaigns."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Name", cell: (row) => row.name },
+          { label: "Status", cell: (row) => row.status },
+          { label: "Recipients", cell: (row) => row.stats.total || (row.audience_count ?? 0) },
+          { label: "Funnel", cell: (row) => <Funnel stats={row.stats} /> },
+          { label: "Created", cell: (row) => when(row.created_at) }
+        ]}
+      />
     </Page>
   )
 }

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Field, Form, Loading, Page, Pager, Submit, Table, useAction, useLoad, when } from "../ui.tsx"
+import { Empty, ErrorText, Field, Form, Listing, Loading, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 /** Conversations, newest activity first; open one to read its messages and send a reply. */
 export const Conversations = (props: { session: Extract<Session, { kind: "account" }> }) => {
@@ -12,34 +12,29 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
   return (
     <Page title="Conversations">
       {open === undefined ? null : <Thread token={token} id={open} onClose={() => setOpen(undefined)} />}
-      {list.loading && list.data === undefined ? <Loading what="conversations" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.conversations.length === 0 ? (
-        <Empty>No conversations yet: they start when a customer writes to one of your WhatsApp channels.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Conversations"
-            rows={list.data.conversations}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Lead", cell: (row) => <code>{row.lead_id}</code> },
-              { label: "Status", cell: (row) => row.status },
-              { label: "Last message", cell: (row) => when(row.last_message_at) },
-              { label: "Window closes", cell: (row) => when(row.service_window_expires_at) },
-              {
-                label: "Actions",
-                cell: (row) => (
-                  <button type="button" onClick={() => setOpen(row.id)}>
-                    Open
-                  </button>
-                )
-              }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="conversations" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.conversations}
+        caption="Conversations"
+        noun="conversations"
+        empty="No conversations yet: they start when a customer writes to one of your WhatsApp channels."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Lead", cell: (row) => <code>{row.lead_id}</code> },
+          { label: "Status", cell: (row) => row.status },
+          { label: "Last message", cell: (row) => when(row.last_message_at) },
+          { label: "Window closes", cell: (row) => when(row.service_window_expires_at) },
+          {
+            label: "Actions",
+            cell: (row) => (
+              <button type="button" onClick={() => setOpen(row.id)}>
+                Open
+              </button>
+            )
+          }
+        ]}
+      />
     </Page>
   )
 }
@@ -88,7 +83,7 @@ const Thread = (props: { token: string; id: string; onClose: () => void }) => {
           ))}
         </ol>
       )}
-      <Form label="Reply" onSubmit={() => void send.act()}>
+      <Form label="Send a reply" onSubmit={() => void send.act()}>
         <Field label="Reply">
           <textarea required maxLength={4096} value={text} onInput={(event) => setText(event.currentTarget.value)} />
         </Field>

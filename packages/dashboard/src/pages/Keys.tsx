@@ -2,21 +2,7 @@ import { useState } from "preact/hooks"
 import * as Scopes from "@leadline/core/auth/Scopes"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import {
-  Empty,
-  ErrorText,
-  Field,
-  Form,
-  Loading,
-  Page,
-  Pager,
-  ShownOnce,
-  Submit,
-  Table,
-  useAction,
-  useLoad,
-  when
-} from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, Page, ShownOnce, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 type Scope = Scopes.Scope
 
@@ -130,70 +116,65 @@ export const Keys = (props: { session: Extract<Session, { kind: "account" }>; si
           </button>
         </div>
       )}
-      {list.loading && list.data === undefined ? <Loading what="keys" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.keys.length === 0 ? (
-        <Empty>No keys yet.</Empty>
-      ) : (
-        <>
-          <Table<KeyRow>
-            caption="API keys"
-            rows={list.data.keys}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Name", cell: (row) => row.name || "(unnamed)" },
-              { label: "Key", cell: (row) => <code>{row.prefix}…</code> },
-              {
-                label: "Scopes",
-                cell: (row) =>
-                  editing?.id === row.id ? (
-                    <Form label={`Scopes of ${row.prefix}`} onSubmit={() => void save.act()} class="inline-form">
-                      <ScopePicker
-                        name={`scopes-${row.id}`}
-                        value={editing.scopes}
-                        onChange={(next) => setEditing({ id: row.id, scopes: next })}
-                      />
-                      <ErrorText error={save.error} />
-                      <Submit busy={save.busy}>Save scopes</Submit>
-                      <button type="button" onClick={() => setEditing(undefined)}>
-                        Cancel
-                      </button>
-                    </Form>
-                  ) : row.scopes.length === 0 ? (
-                    "full access"
-                  ) : (
-                    row.scopes.join(", ")
-                  )
-              },
-              { label: "Created", cell: (row) => when(row.created_at) },
-              {
-                label: "Status",
-                cell: (row) =>
-                  row.revoked_at === null
-                    ? isSignedInWith(row)
-                      ? "active (this session)"
-                      : "active"
-                    : `revoked ${when(row.revoked_at)}`
-              },
-              {
-                label: "Actions",
-                cell: (row) =>
-                  row.revoked_at !== null ? null : (
-                    <span class="actions">
-                      <button type="button" onClick={() => setEditing({ id: row.id, scopes: row.scopes })}>
-                        Edit scopes
-                      </button>
-                      <button type="button" class="danger" onClick={() => setRevoking(row)}>
-                        Revoke
-                      </button>
-                    </span>
-                  )
-              }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="keys" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.keys}
+        caption="API keys"
+        noun="keys"
+        empty="No keys yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Name", cell: (row) => row.name || "(unnamed)" },
+          { label: "Key", cell: (row) => <code>{row.prefix}…</code> },
+          {
+            label: "Scopes",
+            cell: (row) =>
+              editing?.id === row.id ? (
+                <Form label={`Scopes of ${row.prefix}`} onSubmit={() => void save.act()} class="inline-form">
+                  <ScopePicker
+                    name={`scopes-${row.id}`}
+                    value={editing.scopes}
+                    onChange={(next) => setEditing({ id: row.id, scopes: next })}
+                  />
+                  <ErrorText error={save.error} />
+                  <Submit busy={save.busy}>Save scopes</Submit>
+                  <button type="button" onClick={() => setEditing(undefined)}>
+                    Cancel
+                  </button>
+                </Form>
+              ) : row.scopes.length === 0 ? (
+                "full access"
+              ) : (
+                row.scopes.join(", ")
+              )
+          },
+          { label: "Created", cell: (row) => when(row.created_at) },
+          {
+            label: "Status",
+            cell: (row) =>
+              row.revoked_at === null
+                ? isSignedInWith(row)
+                  ? "active (this session)"
+                  : "active"
+                : `revoked ${when(row.revoked_at)}`
+          },
+          {
+            label: "Actions",
+            cell: (row) =>
+              row.revoked_at !== null ? null : (
+                <span class="actions">
+                  <button type="button" onClick={() => setEditing({ id: row.id, scopes: row.scopes })}>
+                    Edit scopes
+                  </button>
+                  <button type="button" class="danger" onClick={() => setRevoking(row)}>
+                    Revoke
+                  </button>
+                </span>
+              )
+          }
+        ]}
+      />
     </Page>
   )
 }

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Field, Form, Loading, Page, Pager, Submit, Table, useAction, useLoad, when } from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 /** Knowledge sources the agents answer from: add a text source, see each one's state. */
 export const Knowledge = (props: { session: Extract<Session, { kind: "account" }> }) => {
@@ -38,27 +38,22 @@ export const Knowledge = (props: { session: Extract<Session, { kind: "account" }
           <Submit busy={create.busy}>Add source</Submit>
         </Form>
       </details>
-      {list.loading && list.data === undefined ? <Loading what="sources" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.sources.length === 0 ? (
-        <Empty>No knowledge sources yet.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Knowledge sources"
-            rows={list.data.sources}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Title", cell: (row) => row.title },
-              { label: "Kind", cell: (row) => row.kind },
-              { label: "Status", cell: (row) => (row.error === null ? row.status : `${row.status}: ${row.error}`) },
-              { label: "Chunks", cell: (row) => row.chunk_count },
-              { label: "Updated", cell: (row) => when(row.updated_at) }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="sources" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.sources}
+        caption="Knowledge sources"
+        noun="sources"
+        empty="No knowledge sources yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Title", cell: (row) => row.title },
+          { label: "Kind", cell: (row) => row.kind },
+          { label: "Status", cell: (row) => (row.error === null ? row.status : `${row.status}: ${row.error}`) },
+          { label: "Chunks", cell: (row) => row.chunk_count },
+          { label: "Updated", cell: (row) => when(row.updated_at) }
+        ]}
+      />
     </Page>
   )
 }

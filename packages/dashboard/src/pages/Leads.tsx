@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Field, Form, Loading, Page, Pager, Submit, Table, useAction, useLoad, when } from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 const STATUSES = ["new", "contacted", "qualified", "won", "lost"] as const
 type Status = (typeof STATUSES)[number]
@@ -124,60 +124,55 @@ export const Leads = (props: { session: Extract<Session, { kind: "account" }> })
         </section>
       )}
       <ErrorText error={remove.error} />
-      {list.loading && list.data === undefined ? <Loading what="leads" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.leads.length === 0 ? (
-        <Empty>No leads yet.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Leads"
-            rows={list.data.leads}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Name", cell: (row) => row.name },
-              { label: "Phone", cell: (row) => row.phone },
-              { label: "Email", cell: (row) => row.email ?? "" },
-              { label: "Status", cell: (row) => row.status },
-              { label: "Tags", cell: (row) => row.tags.join(", ") },
-              { label: "Created", cell: (row) => when(row.created_at) },
-              {
-                label: "Actions",
-                cell: (row) => (
-                  <span class="actions">
-                    <button
-                      type="button"
-                      onClick={() =>
-                        setEditing({
-                          id: row.id,
-                          draft: {
-                            name: row.name,
-                            phone: row.phone,
-                            email: row.email ?? "",
-                            tags: row.tags.join(", "),
-                            status: row.status
-                          }
-                        })
+      <Listing
+        loaded={list}
+        rows={(data) => data.leads}
+        caption="Leads"
+        noun="leads"
+        empty="No leads yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Name", cell: (row) => row.name },
+          { label: "Phone", cell: (row) => row.phone },
+          { label: "Email", cell: (row) => row.email ?? "" },
+          { label: "Status", cell: (row) => row.status },
+          { label: "Tags", cell: (row) => row.tags.join(", ") },
+          { label: "Created", cell: (row) => when(row.created_at) },
+          {
+            label: "Actions",
+            cell: (row) => (
+              <span class="actions">
+                <button
+                  type="button"
+                  onClick={() =>
+                    setEditing({
+                      id: row.id,
+                      draft: {
+                        name: row.name,
+                        phone: row.phone,
+                        email: row.email ?? "",
+                        tags: row.tags.join(", "),
+                        status: row.status
                       }
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={remove.busy}
-                      onClick={() => confirm(`Delete the lead ${row.name}?`) && void remove.act(row.id)}
-                    >
-                      Delete
-                    </button>
-                  </span>
-                )
-              }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="leads" />
-        </>
-      )}
+                    })
+                  }
+                >
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={remove.busy}
+                  onClick={() => confirm(`Delete the lead ${row.name}?`) && void remove.act(row.id)}
+                >
+                  Delete
+                </button>
+              </span>
+            )
+          }
+        ]}
+      />
     </Page>
   )
 }

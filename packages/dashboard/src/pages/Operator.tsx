@@ -6,9 +6,9 @@ import {
   ErrorText,
   Field,
   Form,
+  Listing,
   Loading,
   Page,
-  Pager,
   ShownOnce,
   Submit,
   Table,
@@ -19,6 +19,16 @@ import {
 
 const PLANS = ["free", "pro", "scale"] as const
 type Plan = (typeof PLANS)[number]
+
+const PlanSelect = (props: { value: Plan; onChange: (plan: Plan) => void }) => (
+  <select value={props.value} onChange={(event) => props.onChange(event.currentTarget.value as Plan)}>
+    {PLANS.map((id) => (
+      <option key={id} value={id}>
+        {id}
+      </option>
+    ))}
+  </select>
+)
 
 /** The operator's accounts: create one (its owner key shown once), open one for its users, keys and plan. */
 export const Operator = (props: { session: Extract<Session, { kind: "operator" }> }) => {
@@ -51,46 +61,35 @@ export const Operator = (props: { session: Extract<Session, { kind: "operator" }
             <input required maxLength={200} value={name} onInput={(event) => setName(event.currentTarget.value)} />
           </Field>
           <Field label="Plan">
-            <select value={plan} onChange={(event) => setPlan(event.currentTarget.value as Plan)}>
-              {PLANS.map((id) => (
-                <option key={id} value={id}>
-                  {id}
-                </option>
-              ))}
-            </select>
+            <PlanSelect value={plan} onChange={setPlan} />
           </Field>
           <ErrorText error={create.error} />
           <Submit busy={create.busy}>Create account</Submit>
         </Form>
       </details>
       {open === undefined ? null : <AccountDetail token={token} id={open} onChanged={list.reload} />}
-      {list.loading && list.data === undefined ? <Loading what="accounts" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.accounts.length === 0 ? (
-        <Empty>No accounts yet.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Accounts"
-            rows={list.data.accounts}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Name", cell: (row) => row.name },
-              { label: "Plan", cell: (row) => row.plan_id },
-              { label: "Created", cell: (row) => when(row.created_at) },
-              {
-                label: "Actions",
-                cell: (row) => (
-                  <button type="button" onClick={() => setOpen(row.id)} aria-label={`Open ${row.name}`}>
-                    Open
-                  </button>
-                )
-              }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="accounts" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.accounts}
+        caption="Accounts"
+        noun="accounts"
+        empty="No accounts yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Name", cell: (row) => row.name },
+          { label: "Plan", cell: (row) => row.plan_id },
+          { label: "Created", cell: (row) => when(row.created_at) },
+          {
+            label: "Actions",
+            cell: (row) => (
+              <button type="button" onClick={() => setOpen(row.id)} aria-label={`Open ${row.name}`}>
+                Open
+              </button>
+            )
+          }
+        ]}
+      />
     </Page>
   )
 }
@@ -133,16 +132,7 @@ const AccountDetail = (props: { token: string; id: string; onChanged: () => void
           </dl>
           <Form label="Change the plan" onSubmit={() => void change.act()} class="inline-form">
             <Field label="New plan">
-              <select
-                value={plan ?? account.data.plan_id}
-                onChange={(event) => setPlan(event.currentTarget.value as Plan)}
-              >
-                {PLANS.map((id) => (
-                  <option key={id} value={id}>
-                    {id}
-                  </option>
-                ))}
-              </select>
+              <PlanSelect value={plan ?? account.data.plan_id} onChange={setPlan} />
             </Field>
             <ErrorText error={change.error} />
             <Submit busy={change.busy}>Change plan</Submit>

@@ -1,20 +1,7 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import {
-  Empty,
-  ErrorText,
-  Field,
-  Form,
-  Loading,
-  money,
-  Page,
-  Pager,
-  Submit,
-  Table,
-  useAction,
-  useLoad
-} from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, money, Page, Submit, useAction, useLoad } from "../ui.tsx"
 
 /** The catalogue: products with price and stock; add one. */
 export const Products = (props: { session: Extract<Session, { kind: "account" }> }) => {
@@ -66,27 +53,22 @@ export const Products = (props: { session: Extract<Session, { kind: "account" }>
           <Submit busy={create.busy}>Add product</Submit>
         </Form>
       </details>
-      {list.loading && list.data === undefined ? <Loading what="products" /> : null}
-      <ErrorText error={list.error} />
-      {list.data === undefined ? null : list.data.products.length === 0 ? (
-        <Empty>No products yet.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Products"
-            rows={list.data.products}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "SKU", cell: (row) => <code>{row.sku}</code> },
-              { label: "Name", cell: (row) => row.name },
-              { label: "Price", cell: (row) => money(row.unit_amount, row.currency) },
-              { label: "Stock", cell: (row) => row.stock ?? "not tracked" },
-              { label: "Active", cell: (row) => (row.active ? "yes" : "no") }
-            ]}
-          />
-          <Pager meta={list.data.meta} onOffset={setOffset} noun="products" />
-        </>
-      )}
+      <Listing
+        loaded={list}
+        rows={(data) => data.products}
+        caption="Products"
+        noun="products"
+        empty="No products yet."
+        onOffset={setOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "SKU", cell: (row) => <code>{row.sku}</code> },
+          { label: "Name", cell: (row) => row.name },
+          { label: "Price", cell: (row) => money(row.unit_amount, row.currency) },
+          { label: "Stock", cell: (row) => row.stock ?? "not tracked" },
+          { label: "Active", cell: (row) => (row.active ? "yes" : "no") }
+        ]}
+      />
     </Page>
   )
 }

@@ -2,21 +2,7 @@ import { useState } from "preact/hooks"
 import { EVENT_TYPES, type EventType } from "@leadline/core/EventCatalog"
 import { call, idempotencyKey } from "../api.ts"
 import type { Session } from "../session.ts"
-import {
-  Empty,
-  ErrorText,
-  Field,
-  Form,
-  Loading,
-  Page,
-  Pager,
-  ShownOnce,
-  Submit,
-  Table,
-  useAction,
-  useLoad,
-  when
-} from "../ui.tsx"
+import { ErrorText, Field, Form, Listing, Page, ShownOnce, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 type DeliveryStatus = "pending" | "delivered" | "failed"
 
@@ -110,47 +96,42 @@ export const Webhooks = (props: { session: Extract<Session, { kind: "account" }>
         </Form>
       </details>
       <ErrorText error={remove.error} />
-      {endpoints.loading && endpoints.data === undefined ? <Loading what="endpoints" /> : null}
-      <ErrorText error={endpoints.error} />
-      {endpoints.data === undefined ? null : endpoints.data.endpoints.length === 0 ? (
-        <Empty>No endpoints yet: register one to hear about changes.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Webhook endpoints"
-            rows={endpoints.data.endpoints}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "URL", cell: (row) => <span class="wrap">{row.url}</span> },
-              { label: "Events", cell: (row) => row.events.join(", ") },
-              { label: "Description", cell: (row) => row.description ?? "" },
-              { label: "Created", cell: (row) => when(row.created_at) },
-              {
-                label: "Actions",
-                cell: (row) => (
-                  <span class="actions">
-                    <button type="button" onClick={() => setEndpointFilter(row.id)}>
-                      Show deliveries
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      disabled={remove.busy}
-                      onClick={() => {
-                        if (confirm(`Delete the endpoint ${row.url}? Its pending deliveries are cancelled.`))
-                          void remove.act(row.id)
-                      }}
-                    >
-                      Delete
-                    </button>
-                  </span>
-                )
-              }
-            ]}
-          />
-          <Pager meta={endpoints.data.meta} onOffset={setEndpointOffset} noun="endpoints" />
-        </>
-      )}
+      <Listing
+        loaded={endpoints}
+        rows={(data) => data.endpoints}
+        caption="Webhook endpoints"
+        noun="endpoints"
+        empty="No endpoints yet: register one to hear about changes."
+        onOffset={setEndpointOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "URL", cell: (row) => <span class="wrap">{row.url}</span> },
+          { label: "Events", cell: (row) => row.events.join(", ") },
+          { label: "Description", cell: (row) => row.description ?? "" },
+          { label: "Created", cell: (row) => when(row.created_at) },
+          {
+            label: "Actions",
+            cell: (row) => (
+              <span class="actions">
+                <button type="button" onClick={() => setEndpointFilter(row.id)}>
+                  Show deliveries
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  disabled={remove.busy}
+                  onClick={() => {
+                    if (confirm(`Delete the endpoint ${row.url}? Its pending deliveries are cancelled.`))
+                      void remove.act(row.id)
+                  }}
+                >
+                  Delete
+                </button>
+              </span>
+            )
+          }
+        ]}
+      />
 
       <h2>Delivery log</h2>
       <div class="filters">
@@ -189,51 +170,46 @@ export const Webhooks = (props: { session: Extract<Session, { kind: "account" }>
         </button>
       </div>
       <ErrorText error={redeliver.error} />
-      {deliveries.loading && deliveries.data === undefined ? <Loading what="deliveries" /> : null}
-      <ErrorText error={deliveries.error} />
-      {deliveries.data === undefined ? null : deliveries.data.deliveries.length === 0 ? (
-        <Empty>No deliveries match.</Empty>
-      ) : (
-        <>
-          <Table
-            caption="Webhook deliveries"
-            rows={deliveries.data.deliveries}
-            rowKey={(row) => row.id}
-            columns={[
-              { label: "Event", cell: (row) => <code>{row.event_type}</code> },
-              { label: "Status", cell: (row) => <span class={`status status-${row.status}`}>{row.status}</span> },
-              {
-                label: "Attempts",
-                cell: (row) => (
-                  <details>
-                    <summary>
-                      {row.attempts.length} attempt{row.attempts.length === 1 ? "" : "s"}
-                    </summary>
-                    <ol class="attempts">
-                      {row.attempts.map((attempt, index) => (
-                        <li key={index}>
-                          {when(attempt.attempted_at)}: {attempt.status_code ?? "no answer"}
-                          {attempt.error === null ? "" : ` (${attempt.error})`}
-                        </li>
-                      ))}
-                    </ol>
-                  </details>
-                )
-              },
-              { label: "Created", cell: (row) => when(row.created_at) },
-              {
-                label: "Actions",
-                cell: (row) => (
-                  <button type="button" disabled={redeliver.busy} onClick={() => void redeliver.act(row.id)}>
-                    Redeliver
-                  </button>
-                )
-              }
-            ]}
-          />
-          <Pager meta={deliveries.data.meta} onOffset={setDeliveryOffset} noun="deliveries" />
-        </>
-      )}
+      <Listing
+        loaded={deliveries}
+        rows={(data) => data.deliveries}
+        caption="Webhook deliveries"
+        noun="deliveries"
+        empty="No deliveries match."
+        onOffset={setDeliveryOffset}
+        rowKey={(row) => row.id}
+        columns={[
+          { label: "Event", cell: (row) => <code>{row.event_type}</code> },
+          { label: "Status", cell: (row) => <span class={`status status-${row.status}`}>{row.status}</span> },
+          {
+            label: "Attempts",
+            cell: (row) => (
+              <details>
+                <summary>
+                  {row.attempts.length} attempt{row.attempts.length === 1 ? "" : "s"}
+                </summary>
+                <ol class="attempts">
+                  {row.attempts.map((attempt, index) => (
+                    <li key={index}>
+                      {when(attempt.attempted_at)}: {attempt.status_code ?? "no answer"}
+                      {attempt.error === null ? "" : ` (${attempt.error})`}
+                    </li>
+                  ))}
+                </ol>
+              </details>
+            )
+          },
+          { label: "Created", cell: (row) => when(row.created_at) },
+          {
+            label: "Actions",
+            cell: (row) => (
+              <button type="button" disabled={redeliver.busy} onClick={() => void redeliver.act(row.id)}>
+                Redeliver
+              </button>
+            )
+          }
+        ]}
+      />
     </Page>
   )
 }

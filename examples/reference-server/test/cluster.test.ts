@@ -20,20 +20,28 @@ const sharedSchema = async (url: string) => {
 if (Postgres.url !== undefined) {
   const url = Postgres.url
   describe("two servers on one PostgreSQL database", () => {
-    it("execute 20 parallel requests with one Idempotency-Key, split across both, once", async () => {
+    const ADMIN_TOKEN = "lla_shared_test_token"
+    /** Two servers on one fresh schema, stopped after the test. */
+    const twoServers = async () => {
       const { schema, dataDirs } = await sharedSchema(url)
-      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
-      const servers = [
-        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
-        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
-      ]
-      cleanups.push(...servers.map((server) => () => server.stop()))
-      const account = await makeAccount(servers[0]!)
+      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: ADMIN_TOKEN }
+      const a = await ServerProcess.start({ dataDir: dataDirs[0]!, env })
+      const b = await ServerProcess.start({ dataDir: dataDirs[1]!, env })
+      cleanups.push(
+        () => a.stop(),
+        () => b.stop()
+      )
+      return { a, b, databaseUrl: schema.databaseUrl }
+    }
+
+    it("execute 20 parallel requests with one Idempotency-Key, split across both, once", async () => {
+      const { a, b, databaseUrl } = await twoServers()
+      const account = await makeAccount(a)
       const body = { name: "Once across the cluster", phone: nextPhone() }
       const headers = { "idempotency-key": `cluster-${Date.now()}` }
       const replies = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          call(servers[i % 2]!, "POST", "/api/v1/leads", { auth: account.ownerKey, json: body, headers })
+          call(i % 2 === 0 ? a : b, "POST", "/api/v1/leads", { auth: account.ownerKey, json: body, headers })
         )
       )
       const statuses = replies.map((reply) => reply.status)
@@ -46,7 +54,7 @@ if (Postgres.url !== undefined) {
       expect(created.filter((reply) => reply.headers.get("idempotent-replayed") === null)).toHaveLength(1)
 
       const [counts] = await Postgres.query<{ leads: number; events: number }>(
-        schema.databaseUrl,
+        databaseUrl,
         `SELECT (SELECT count(*)::int FROM leads) AS leads,
                 (SELECT count(*)::int FROM events WHERE type = 'lead.created') AS events`
       )
@@ -54,19 +62,10 @@ if (Postgres.url !== undefined) {
     })
 
     it("forget a key on every server when one of them revokes it or changes its scopes", async () => {
-      const { schema, dataDirs } = await sharedSchema(url)
-      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
-      const [a, b] = [
-        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
-        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
-      ]
-      cleanups.push(
-        () => a!.stop(),
-        () => b!.stop()
-      )
-      const account = await makeAccount(a!, { keys: { reader: ["leads:read"] } })
+      const { a, b } = await twoServers()
+      const account = await makeAccount(a, { keys: { reader: ["leads:read"] } })
       const reader = account.keys.reader!
-      const me = async () => call(b!, "GET", "/api/me", { auth: reader.apiKey })
+      const me = async () => call(b, "GET", "/api/me", { auth: reader.apiKey })
       // Server b has verified (and keeps) the key.
       expect((await me()).body.scopes).toEqual(["leads:read"])
       expect((await me()).status).toBe(200)
@@ -82,15 +81,15 @@ if (Postgres.url !== undefined) {
         }
       }
 
-      const rescoped = await call(a!, "PATCH", `/admin/v1/keys/${reader.id}`, {
-        auth: env.LEADLINE_ADMIN_TOKEN,
+      const rescoped = await call(a, "PATCH", `/admin/v1/keys/${reader.id}`, {
+        auth: ADMIN_TOKEN,
         json: { scopes: ["leads:write"] }
       })
       expect(rescoped.status).toBe(200)
       const scopes = await untilChanged((reply) => reply.body.scopes?.[0] === "leads:write")
       expect(scopes.reply.body.scopes).toEqual(["leads:write"])
 
-      const revoked = await call(a!, "DELETE", `/admin/v1/keys/${reader.id}`, { auth: env.LEADLINE_ADMIN_TOKEN })
+      const revoked = await call(a, "DELETE", `/admin/v1/keys/${reader.id}`, { auth: ADMIN_TOKEN })
       expect(revoked.status).toBe(200)
       const gone = await untilChanged((reply) => reply.status === 401)
       expect(gone.reply.body).toEqual({ error: "Invalid or missing API key", code: "unauthorized" })
@@ -102,20 +101,11 @@ if (Postgres.url !== undefined) {
     })
 
     it("forget a key on every server when its account changes or revokes it through /api/keys", async () => {
-      const { schema, dataDirs } = await sharedSchema(url)
-      const env = { DATABASE_URL: schema.databaseUrl, LEADLINE_ADMIN_TOKEN: "lla_shared_test_token" }
-      const [a, b] = [
-        await ServerProcess.start({ dataDir: dataDirs[0]!, env }),
-        await ServerProcess.start({ dataDir: dataDirs[1]!, env })
-      ]
-      cleanups.push(
-        () => a!.stop(),
-        () => b!.stop()
-      )
-      const account = await makeAccount(a!)
-      const issued = await call(a!, "POST", "/api/keys", { auth: account.ownerKey, json: { scopes: ["leads:read"] } })
+      const { a, b } = await twoServers()
+      const account = await makeAccount(a)
+      const issued = await call(a, "POST", "/api/keys", { auth: account.ownerKey, json: { scopes: ["leads:read"] } })
       expect(issued.status, issued.text).toBe(201)
-      const me = async () => call(b!, "GET", "/api/me", { auth: issued.body.api_key })
+      const me = async () => call(b, "GET", "/api/me", { auth: issued.body.api_key })
       // Server b has verified (and keeps) the key.
       expect((await me()).body.scopes).toEqual(["leads:read"])
 
@@ -129,13 +119,13 @@ if (Postgres.url !== undefined) {
         }
       }
 
-      const rescoped = await call(a!, "PATCH", `/api/keys/${issued.body.id}`, {
+      const rescoped = await call(a, "PATCH", `/api/keys/${issued.body.id}`, {
         auth: account.ownerKey,
         json: { scopes: ["leads:write"] }
       })
       expect(rescoped.status).toBe(200)
       const scopesMillis = await untilChanged((reply) => reply.body.scopes?.[0] === "leads:write")
-      const revoked = await call(a!, "DELETE", `/api/keys/${issued.body.id}`, { auth: account.ownerKey })
+      const revoked = await call(a, "DELETE", `/api/keys/${issued.body.id}`, { auth: account.ownerKey })
       expect(revoked.status).toBe(200)
       const goneMillis = await untilChanged((reply) => reply.status === 401)
       expect(Math.max(scopesMillis, goneMillis)).toBeLessThan(2_000)

@@ -251,6 +251,45 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     expect(errors.take()).toEqual([])
   })
 
+  it("adds a product, a knowledge source and an agent, and simulates the agent's answer", async () => {
+    await open("Products")
+    await page.getByText("Add a product", { exact: true }).click()
+    const product = page.getByRole("form", { name: "Add a product" })
+    await product.getByLabel("SKU").fill("MUG-BLUE")
+    await product.getByLabel("Name", { exact: true }).fill("Blue mug")
+    await product.getByLabel("Price in minor units").fill("1999")
+    await product.getByLabel("Stock").fill("12")
+    await product.getByRole("button", { name: "Add product" }).click()
+    const row = page.getByRole("row").filter({ hasText: "MUG-BLUE" })
+    await row.getByText("$19.99").waitFor()
+    await row.getByText("12", { exact: true }).waitFor()
+
+    await open("Knowledge")
+    await page.getByText("Add a text source", { exact: true }).click()
+    const source = page.getByRole("form", { name: "Add a text source" })
+    await source.getByLabel("Title").fill("Delivery")
+    await source
+      .getByLabel("Content")
+      .fill("Delivery costs 5 dollars anywhere in the city, and is free above 50 dollars.")
+    await source.getByRole("button", { name: "Add source" }).click()
+    await page.getByRole("row").filter({ hasText: "Delivery" }).getByText("ready").waitFor()
+
+    await open("Agents")
+    await page.getByText("Add an agent", { exact: true }).click()
+    await page.getByRole("form", { name: "Add an agent" }).getByLabel("Name").fill("Helper")
+    await page.getByRole("button", { name: "Add agent" }).click()
+    await page.getByRole("row").filter({ hasText: "Helper" }).getByText("all sources").waitFor()
+    const simulate = page.getByRole("form", { name: "Simulate" })
+    expect(await simulate.getByLabel("Agent").locator("option:checked").textContent()).toBe("Helper")
+    await simulate.getByLabel("Customer message").fill("How much does delivery cost?")
+    await simulate.getByRole("button", { name: "Simulate" }).click()
+    const reply = page.getByRole("status", { name: "Simulated reply" })
+    await reply.getByText("answer · from Delivery").waitFor()
+    expect(await reply.locator("p").textContent()).toContain("Delivery costs 5 dollars")
+    await Browsers.screenshots(page, "agents-simulation")
+    expect(errors.take()).toEqual([])
+  })
+
   it("shows a customer's conversation and sends the reply typed in it", async () => {
     const channel = await api("POST", "/api/v1/channels", ownerKey, {
       type: "whatsapp",

@@ -55,7 +55,12 @@ export const Agents = (props: { session: Extract<Session, { kind: "account" }> }
           { label: "Name", cell: (row) => row.name },
           { label: "Enabled", cell: (row) => (row.enabled ? "yes" : "no") },
           { label: "Model", cell: (row) => row.model ?? "server default" },
-          { label: "Knowledge", cell: (row) => `${row.knowledge_source_ids.length} sources` }
+          {
+            label: "Knowledge",
+            // None chosen means every source of the account.
+            cell: (row) =>
+              row.knowledge_source_ids.length === 0 ? "all sources" : `${row.knowledge_source_ids.length} sources`
+          }
         ]}
       />
       {list.data === undefined || list.data.agents.length === 0 ? null : (
@@ -63,7 +68,10 @@ export const Agents = (props: { session: Extract<Session, { kind: "account" }> }
           <h2>Try an agent</h2>
           <Form label="Simulate" onSubmit={() => void simulate.act()}>
             <Field label="Agent">
-              <select value={agentId} onChange={(event) => setAgentId(event.currentTarget.value)}>
+              <select
+                value={agentId || (list.data.agents[0]?.id ?? "")}
+                onChange={(event) => setAgentId(event.currentTarget.value)}
+              >
                 {list.data.agents.map((agent) => (
                   <option key={agent.id} value={agent.id}>
                     {agent.name}

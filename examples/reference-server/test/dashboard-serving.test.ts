@@ -62,6 +62,7 @@ describe("the dashboard's files", () => {
       ]) {
         const reply = await fetch(`${server.baseUrl}${path}`, { headers: { accept: "text/html" } })
         expect(reply.status, path).toBe(404)
+        expect(await reply.json()).toEqual({ error: "No such route", code: "not_found" })
       }
     })
   })

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"

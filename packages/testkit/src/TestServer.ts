@@ -4,7 +4,7 @@ import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "ef
 import { HttpRouter, HttpServer } from "effect/http"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"

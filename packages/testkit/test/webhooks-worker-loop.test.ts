@@ -1,7 +1,7 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { Sender } from "@leadline/webhook-worker/Sender"

@@ -1,6 +1,6 @@
 import { type Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { WebhookSettings } from "@leadline/core/webhooks/Webhooks"
+import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { Sender } from "@leadline/webhook-worker/Sender"
 import * as Worker from "@leadline/webhook-worker/Worker"

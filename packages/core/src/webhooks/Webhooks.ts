@@ -9,11 +9,7 @@ import { problemWith } from "./UrlPolicy.ts"
 import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
 import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
 import * as Tracing from "../Tracing.ts"
-
-/** Deployment settings for webhooks; the safe values are the defaults. */
-export class WebhookSettings extends Context.Reference<{ readonly allowPrivateUrls: boolean }>("core/WebhookSettings", {
-  defaultValue: () => ({ allowPrivateUrls: false })
-}) {}
+import { WebhookSettings } from "./WebhookSettings.ts"
 
 const publicView = (record: EndpointRecord): Endpoint => ({
   id: record.id,

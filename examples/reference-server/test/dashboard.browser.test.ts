@@ -40,12 +40,14 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
   const open = async (label: string) => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: label, exact: true }).click()
     await page.getByRole("heading", { level: 1, name: label === "Overview" ? "Overview" : label }).waitFor()
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
   }
 
   const signIn = async (kind: "Account owner" | "Operator", token: string) => {
     await page.goto(`${server.baseUrl}/dashboard/`)
     await page.getByRole("radio", { name: new RegExp(`^${kind}`) }).check()
     await page.getByLabel(kind === "Operator" ? "Admin token" : "API key", { exact: true }).fill(token)
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
     await page.getByRole("button", { name: "Sign in" }).click()
   }
 

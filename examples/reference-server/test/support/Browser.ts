@@ -54,3 +54,9 @@ export const failure = async (page: Page, test: string) => {
   await page.screenshot({ path, fullPage: true })
   return path
 }
+
+/** Every form control of the page without a label (a `<label>` or an `aria-label`), by its HTML. */
+export const unlabelledControls = (page: Page): Promise<ReadonlyArray<string>> =>
+  page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
+    .filter((control) => control.labels.length === 0 && !control.getAttribute("aria-label"))
+    .map((control) => control.outerHTML.slice(0, 120))`)

@@ -8,14 +8,21 @@ import { createRequire } from "node:module"
 const root = new URL("..", import.meta.url).pathname
 const require = createRequire(new URL("../packages/dashboard/package.json", import.meta.url))
 
-let vite: string
-try {
-  vite = `${require.resolve("vite/package.json").slice(0, -"package.json".length)}bin/vite.js`
-} catch {
+// Vite's own CLI, found from the dashboard's folder; absent when devDependencies were left out.
+const viteCli = (): string | undefined => {
+  try {
+    const cli = `${require.resolve("vite/package.json").slice(0, -"package.json".length)}bin/vite.js`
+    return existsSync(cli) ? cli : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const vite = viteCli()
+if (vite === undefined) {
   console.log("dashboard: Vite is not installed (production install?), so the dashboard is not built")
   process.exit(0)
 }
-if (!existsSync(vite)) process.exit(0)
 
 const built = spawnSync(process.execPath, [vite, "build"], {
   cwd: `${root}packages/dashboard`,

@@ -3,26 +3,18 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
 import { MetricsSettings } from "@leadline/http-adapter/observability/MetricsRoute"
 import * as Server from "@leadline/http-adapter/Server"
 import { Database } from "@leadline/sql-adapter/Database"
-import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { resolveToken } from "./AdminTokenFile.ts"
-import { adminTokenFromEnv, databaseConfig, ServerConfig, webhookSettings, withSettings } from "./Config.ts"
-import * as Ai from "./Ai.ts"
+import * as Background from "./Background.ts"
+import { adminTokenFromEnv, databaseConfig, ServerConfig, withSettings } from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
 import * as WhatsApp from "./WhatsApp.ts"
-import * as Worker from "./Worker.ts"
-import { MetaApp } from "@leadline/core/whatsapp/Inbound"
-import * as Snoozer from "@leadline/core/conversations/Snoozer"
-import * as AgentResponder from "@leadline/core/agents/AgentResponder"
-import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
-import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 
 const readinessFromDatabase = Layer.effect(
   Readiness,
@@ -58,11 +50,7 @@ const serveWith = (config: ServerConfig) =>
       ),
       Dashboard.routes(dashboardDist),
       IdempotencyPurge.layer(),
-      config.workerEnabled ? Worker.layer(config) : Layer.empty,
-      WhatsApp.sender(config),
-      Snoozer.layer(),
-      AgentResponder.loop(),
-      SourceFetcher.loop()
+      Background.loops(config, { webhooks: config.workerEnabled })
     ).pipe(
       // The transport serves the sender and, in simulator mode, the operator's customer route.
       Layer.provide(WhatsApp.transport(config)),
@@ -80,17 +68,7 @@ const serveWith = (config: ServerConfig) =>
           gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
         })
       ),
-      // The model and knowledge settings reach the core services as they are built (the simulator reads
-      // them), and the simulation's limit the routes.
-      Layer.provideMerge(
-        SqlApp.layer(database).pipe(
-          Layer.provideMerge(Ai.layer),
-          // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
-          Layer.provide(PageFetcher.layer({ allowPrivate: config.allowPrivateWebhookUrls }))
-        )
-      ),
-      Layer.provide(Layer.succeed(WebhookSettings, webhookSettings(config))),
-      Layer.provide(Layer.succeed(MetaApp, metaApp))
+      Layer.provideMerge(Background.core(config, metaApp))
     )
     yield* Effect.logInfo(
       database.url === undefined

@@ -5,13 +5,7 @@ import * as Client from "@leadline/http-adapter/Client"
 export type ApiClient = Client.Client
 
 /** An API refusal (or a failure to reach it), carrying the text the page shows. */
-export class ApiError extends Error {
-  readonly code: string | undefined
-  constructor(message: string, code: string | undefined) {
-    super(message)
-    this.code = code
-  }
-}
+export class ApiError extends Error {}
 
 const clients = new Map<string, Promise<ApiClient>>()
 
@@ -28,13 +22,12 @@ const clientFor = (token: string): Promise<ApiClient> => {
 const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
   const failure = Cause.squash(cause)
   if (typeof failure === "object" && failure !== null) {
-    const body = failure as { error?: unknown; code?: unknown; _tag?: unknown; message?: unknown }
-    if (typeof body.error === "string")
-      return new ApiError(body.error, typeof body.code === "string" ? body.code : undefined)
-    if (body._tag === "HttpClientError") return new ApiError("Could not reach the server", "network")
-    if (typeof body.message === "string") return new ApiError(body.message, undefined)
+    const body = failure as { error?: unknown; _tag?: unknown; message?: unknown }
+    if (typeof body.error === "string") return new ApiError(body.error)
+    if (body._tag === "HttpClientError") return new ApiError("Could not reach the server")
+    if (typeof body.message === "string") return new ApiError(body.message)
   }
-  return new ApiError(String(failure), undefined)
+  return new ApiError(String(failure))
 }
 
 /** Runs one call of the typed client with the session's token. */

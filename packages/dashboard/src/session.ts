@@ -3,7 +3,7 @@
  * `sessionStorage` (gone when the tab closes, never in the URL) and sent as a Bearer token.
  */
 export type Session =
-  | { readonly kind: "account"; readonly token: string; readonly userId: string; readonly role: string }
+  | { readonly kind: "account"; readonly token: string; readonly role: string }
   | { readonly kind: "operator"; readonly token: string }
 
 const KEY = "leadline.session"

@@ -9,7 +9,7 @@ export interface Loaded<A> {
   readonly reload: () => void
 }
 
-const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(String(error), undefined))
+const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(String(error)))
 
 /** Loads on mount and whenever `deps` change; the last answer wins. */
 export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>): Loaded<A> => {
@@ -105,7 +105,7 @@ export interface Meta {
 }
 
 /** "21–40 of 120" with Previous and Next: every list of the API pages the same way. */
-export const Pager = (props: { meta: Meta; onOffset: (offset: number) => void; noun: string }) => {
+const Pager = (props: { meta: Meta; onOffset: (offset: number) => void; noun: string }) => {
   const { meta } = props
   const first = meta.total === 0 ? 0 : meta.offset + 1
   const last = Math.min(meta.offset + meta.limit, meta.total)

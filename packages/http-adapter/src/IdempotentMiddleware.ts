@@ -7,7 +7,8 @@ import { fromDomain, fromUnknown, toResponse } from "./ErrorMapping.ts"
 import { HEADER, Idempotent, Withheld } from "./Idempotent.ts"
 import { InsufficientStock, ValidationError } from "./WireErrors.ts"
 
-/** The server side of `Idempotent` (kept apart from the definition, which the browser client loads too). */
+// The server side of `Idempotent` (kept apart from the definition, which the browser client loads too).
+
 const isValidKey = Schema.is(IdempotencyKey)
 const invalidKey = new ValidationError({
   error: "Idempotency-Key must be 1 to 200 printable ASCII characters",

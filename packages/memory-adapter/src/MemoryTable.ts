@@ -18,15 +18,23 @@ export const insertion: Order<unknown> = { compare: () => 0, descending: false }
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
- * Newest first, as the list endpoints serve: `createdAt` desc (ISO text), then
- * `id` desc. Without `id` (ids that do not sort by time), rows created in the
- * same instant come latest inserted first.
+ * Oldest first: `createdAt` asc (ISO text), then `id` asc. Without `id` (ids that do not sort
+ * by time), rows created in the same instant keep their insertion order.
  */
-export const newestFirst = <Row>(createdAt: (row: Row) => string, id?: (row: Row) => string): Order<Row> => ({
+export const oldestFirst = <Row>(createdAt: (row: Row) => string, id?: (row: Row) => string): Order<Row> => ({
   compare:
     id === undefined
       ? (a, b) => compareStrings(createdAt(a), createdAt(b))
       : (a, b) => compareStrings(createdAt(a), createdAt(b)) || compareStrings(id(a), id(b)),
+  descending: false
+})
+
+/**
+ * Newest first, as the list endpoints serve: `oldestFirst` read backwards, so rows created in
+ * the same instant without an `id` come latest inserted first.
+ */
+export const newestFirst = <Row>(createdAt: (row: Row) => string, id?: (row: Row) => string): Order<Row> => ({
+  ...oldestFirst(createdAt, id),
   descending: true
 })
 

@@ -1,4 +1,5 @@
-import type { CreatedAccount, CreatedKey, CreatedUser, KeySummary, RevokedKey } from "@leadline/core/accounts/Operator"
+import type { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/accounts/Operator"
+import type { KeySummary, RevokedKey } from "@leadline/core/auth/ApiKey"
 import { FULL_ACCESS } from "@leadline/core/auth/Scopes"
 
 /** What each command prints without `--json`: short lines a person reads once. */

@@ -24,9 +24,6 @@ import * as Pagination from "../Pagination.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
 import { MonthlyUsage, monthlyUsage } from "../usage/MonthlyUsage.ts"
 
-// The key schemas live with the key (auth/ApiKey.ts); the operator API's callers import them from here too.
-export { KeySummary, RevokedKey, SetScopes } from "../auth/ApiKey.ts"
-
 export const CreateAccount = Schema.Struct({ name: AccountName, plan_id: Schema.optional(PlanId) })
 export const CreatedAccount = Schema.Struct({
   account_id: Schema.String,

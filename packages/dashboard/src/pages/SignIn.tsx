@@ -23,7 +23,7 @@ export const SignIn = (props: { onSignIn: (session: Session) => void }) => {
       throw new Error(
         `This key is limited to ${me.scopes.join(", ")}: the dashboard needs a full-access key (one with no scopes).`
       )
-    props.onSignIn({ kind: "account", token: value, userId: me.account.user_id, role: me.account.role })
+    props.onSignIn({ kind: "account", token: value, role: me.account.role })
   })
   return (
     <main id="main" class="signin">

@@ -9,12 +9,10 @@ import {
   CreatedUser,
   CreateKey,
   CreateUser,
-  KeySummary,
   AccountPlan,
-  RevokedKey,
-  SetPlan,
-  SetScopes
+  SetPlan
 } from "@leadline/core/accounts/Operator"
+import { KeySummary, RevokedKey, SetScopes } from "@leadline/core/auth/ApiKey"
 import { PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { RequestErrors } from "../RequestErrors.ts"

@@ -3,7 +3,8 @@ import { Effect, Layer, Redacted } from "effect"
 import { Unauthorized } from "../WireErrors.ts"
 import { AdminAuthentication, AdminToken } from "./AdminAuthentication.ts"
 
-/** The server side of `AdminAuthentication` (the definition is shared with the browser client). */
+// The server side of `AdminAuthentication` (the definition is shared with the browser client).
+
 const digest = (value: string) => createHash("sha256").update(value).digest()
 
 export const layer = Layer.effect(

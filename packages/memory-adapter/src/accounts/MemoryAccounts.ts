@@ -20,14 +20,11 @@ export const layer = Layer.sync(AccountsRepo)(() => {
     indexes: {
       account: {
         key: (user: User) => user.accountId,
-        // Oldest first, the owner (made with the account) leading: the same order read forwards.
-        order: {
-          ...MemoryTable.newestFirst(
-            (user: User) => user.createdAt,
-            (user) => user.id
-          ),
-          descending: false
-        }
+        // Oldest first: the owner, made with the account, leads.
+        order: MemoryTable.oldestFirst(
+          (user: User) => user.createdAt,
+          (user) => user.id
+        )
       }
     }
   })

@@ -12,7 +12,8 @@ import * as Receiver from "./Receiver.ts"
  * fresh database of its own, route by route at every connection count; then Leadline's
  * webhook pipeline; then list and create latency in a small and a big account, both servers.
  * Settings: BENCH_SECONDS (per measured run, 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (a list,
- * "10,50"), BENCH_WARMUP_SECONDS (2), BENCH_SCALE ("0" skips the scale section),
+ * "10,50"), BENCH_WARMUP_SECONDS (2), BENCH_ROUTES (a list of me, list, create; all unless set),
+ * BENCH_SCALE ("0" skips the scale section),
  * BENCH_SCALE_LEADS (the big account's leads, 1000000), BENCH_BEFORE (the path of another checkout of
  * Leadline, installed, loaded on the routes as a third server "before": before/after ratios from one run;
  * BENCH_BEFORE_LABEL names it in the report, e.g. the commit).
@@ -87,8 +88,18 @@ const ME = "GET /api/me"
 const LIST = "GET /api/v1/leads?limit=50"
 /** Every connection creates leads in the same account with the same key. */
 const CREATE = "POST /api/v1/leads (one account)"
-const ROUTES = [ME, LIST, CREATE] as const
-type Route = (typeof ROUTES)[number]
+const ALL_ROUTES = [ME, LIST, CREATE] as const
+type Route = (typeof ALL_ROUTES)[number]
+/** BENCH_ROUTES: a comma list of `me`, `list`, `create` to load only those (all by default). */
+const ROUTE_NAMES: Record<string, Route> = { me: ME, list: LIST, create: CREATE }
+const ROUTES: ReadonlyArray<Route> =
+  process.env.BENCH_ROUTES === undefined || process.env.BENCH_ROUTES === ""
+    ? ALL_ROUTES
+    : process.env.BENCH_ROUTES.split(",").map((name) => {
+        const route = ROUTE_NAMES[name.trim()]
+        if (route === undefined) throw new Error(`BENCH_ROUTES: "${name}" is not one of me, list, create`)
+        return route
+      })
 
 const routeLoad = (server: string, route: Route, apiKey: string, connections: number): Load.LoadOptions => {
   const auth = { authorization: `Bearer ${apiKey}` }

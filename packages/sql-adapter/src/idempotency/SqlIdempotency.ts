@@ -2,21 +2,35 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { IdempotencyStore, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
 import { orDie } from "../internal/store.ts"
+import { forget, mayPresume, note, noted, presume } from "../UnitOfWork.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
+
+interface Presumed {
+  readonly fingerprint: string
+  readonly now: number
+  readonly expiresAt: number
+}
+
+const noteOf = (ref: { readonly accountId: string; readonly key: string }) => `idempotency:${ref.accountId}:${ref.key}`
 
 export const layer = Layer.effect(
   IdempotencyStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return IdempotencyStore.of({
-      // Inserting (or taking over an expired record) is the reservation. A twin
-      // inserting the same key concurrently waits on the unique index until this
-      // transaction ends, then finds the stored response: it never runs twice.
-      reserve: (ref, fingerprint, now, expiresAt) =>
-        orDie(
-          Effect.gen(function* () {
-            const taken = yield* sql`
+
+    // Inserting (or taking over an expired record) is the reservation. A twin
+    // inserting the same key concurrently waits on the unique index until this
+    // transaction ends, then finds the stored response: it never runs twice.
+    const reserveNow = (
+      ref: { readonly accountId: string; readonly key: string },
+      fingerprint: string,
+      now: number,
+      expiresAt: number
+    ): Effect.Effect<Reservation> =>
+      orDie(
+        Effect.gen(function* () {
+          const taken = yield* sql`
               INSERT INTO idempotency_keys (account_id, key, fingerprint, created_at, expires_at)
               VALUES (${ref.accountId}::uuid, ${ref.key}, ${fingerprint}, ${at(now)}::timestamptz, ${at(expiresAt)}::timestamptz)
               ON CONFLICT (account_id, key) DO UPDATE SET
@@ -24,39 +38,69 @@ export const layer = Layer.effect(
                 created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
               WHERE idempotency_keys.expires_at <= EXCLUDED.created_at
               RETURNING key`
-            if (taken.length > 0) return { _tag: "Reserved" } satisfies Reservation
-            const [row] = yield* sql<{
-              fingerprint: string
-              status: number | null
-              content_type: string | null
-              body: string | null
-              etag: string | null
-            }>`SELECT fingerprint, status, content_type, body, etag FROM idempotency_keys
+          if (taken.length > 0) return { _tag: "Reserved" } satisfies Reservation
+          const [row] = yield* sql<{
+            fingerprint: string
+            status: number | null
+            content_type: string | null
+            body: string | null
+            etag: string | null
+          }>`SELECT fingerprint, status, content_type, body, etag FROM idempotency_keys
                WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
-            if (row === undefined || row.status === null) {
-              return { _tag: "InProgress", fingerprint: row?.fingerprint ?? fingerprint } satisfies Reservation
+          if (row === undefined || row.status === null) {
+            return { _tag: "InProgress", fingerprint: row?.fingerprint ?? fingerprint } satisfies Reservation
+          }
+          return {
+            _tag: "Completed",
+            fingerprint: row.fingerprint,
+            response: {
+              status: row.status,
+              contentType: row.content_type ?? "application/json",
+              body: row.body ?? "",
+              ...(row.etag === null ? {} : { etag: row.etag })
             }
-            return {
-              _tag: "Completed",
-              fingerprint: row.fingerprint,
-              response: {
-                status: row.status,
-                contentType: row.content_type ?? "application/json",
-                body: row.body ?? "",
-                ...(row.etag === null ? {} : { etag: row.etag })
-              }
-            } satisfies Reservation
-          })
+          } satisfies Reservation
+        })
+      )
+
+    return IdempotencyStore.of({
+      // A unit that may presume (UnitOfWork.ts) presumes the key new: no statement now, and
+      // the whole record goes in with the unit's end, where a key already taken (even an expired
+      // one) breaks the primary key and the unit runs again, reserving with `reserveNow`.
+      reserve: (ref, fingerprint, now, expiresAt) =>
+        Effect.flatMap(mayPresume, (presuming) =>
+          presuming
+            ? Effect.as(
+                Effect.andThen(presume(), note(noteOf(ref), { fingerprint, now, expiresAt } satisfies Presumed)),
+                { _tag: "Reserved" } satisfies Reservation
+              )
+            : reserveNow(ref, fingerprint, now, expiresAt)
         ),
       complete: (ref, response) =>
-        orDie(
-          sql`UPDATE idempotency_keys SET status = ${response.status}::int, content_type = ${response.contentType},
-                body = ${response.body}, etag = ${response.etag ?? null}
-              WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
-        ).pipe(Effect.asVoid),
+        Effect.flatMap(noted<Presumed>(noteOf(ref)), (presumed) =>
+          presumed === undefined
+            ? orDie(
+                sql`UPDATE idempotency_keys SET status = ${response.status}::int, content_type = ${response.contentType},
+                      body = ${response.body}, etag = ${response.etag ?? null}
+                    WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
+              ).pipe(Effect.asVoid)
+            : Effect.andThen(
+                forget(noteOf(ref)),
+                presume(sql`
+                  INSERT INTO idempotency_keys
+                    (account_id, key, fingerprint, created_at, expires_at, status, content_type, body, etag)
+                  VALUES (${ref.accountId}::uuid, ${ref.key}, ${presumed.fingerprint}, ${at(presumed.now)}::timestamptz,
+                          ${at(presumed.expiresAt)}::timestamptz, ${response.status}::int, ${response.contentType},
+                          ${response.body}, ${response.etag ?? null})`)
+              )
+        ),
       release: (ref) =>
-        orDie(sql`DELETE FROM idempotency_keys WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`).pipe(
-          Effect.asVoid
+        Effect.flatMap(noted<Presumed>(noteOf(ref)), (presumed) =>
+          presumed === undefined
+            ? orDie(
+                sql`DELETE FROM idempotency_keys WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
+              ).pipe(Effect.asVoid)
+            : forget(noteOf(ref))
         ),
       purgeExpired: (now) =>
         orDie(

@@ -7,6 +7,7 @@ import type { Page } from "@leadline/core/Pagination"
 import type { Audience } from "@leadline/core/campaigns/Audience"
 import * as Tallies from "../internal/tallies.ts"
 import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
+import { mayPresume, presume } from "../UnitOfWork.ts"
 
 interface LeadRow {
   readonly id: string
@@ -75,6 +76,10 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(COLUMNS)
     const phoneTaken = (phone: string) => new Conflict({ message: phoneTakenMessage(phone) })
+    const leadValues = (accountId: string, lead: Lead) =>
+      sql`(${accountId}::uuid, ${lead.id}, ${lead.name}, ${lead.phone}, ${lead.email},
+           ${JSON.stringify(lead.tags)}::jsonb, ${lead.status}, ${lead.assigned_user_id}::uuid,
+           ${JSON.stringify(lead.attributes)}::jsonb, ${lead.created_at}::timestamptz, ${lead.updated_at}::timestamptz)`
 
     return LeadsRepo.of({
       createdPerBucket: (accountId, bounds) => Tallies.perBucket(sql, accountId, "leads_status:", bounds),
@@ -89,23 +94,33 @@ export const layer = Layer.effect(
           sql<{ n: number }>`SELECT count(*)::int AS n FROM leads WHERE ${audienceWhere(sql, accountId, audience)}`
         ).pipe(Effect.map(([row]) => row?.n ?? 0)),
       insert: (accountId, lead) =>
-        // One round trip: the count moves in the same statement, only when the row went in.
-        // ON CONFLICT instead of catching the violation: a failed statement would
-        // poison the surrounding transaction, and the idempotency record must still commit.
-        orDie(sql<{ inserted: number }>`
-          WITH inserted AS (
-            INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
-            VALUES (${accountId}::uuid, ${lead.id}, ${lead.name}, ${lead.phone}, ${lead.email},
-                    ${JSON.stringify(lead.tags)}::jsonb, ${lead.status}, ${lead.assigned_user_id}::uuid,
-                    ${JSON.stringify(lead.attributes)}::jsonb, ${lead.created_at}::timestamptz, ${lead.updated_at}::timestamptz)
-            ON CONFLICT (account_id, phone) DO NOTHING
-            RETURNING account_id
-          ), counted AS (
-            INSERT INTO lead_counts (account_id, stripe, total) SELECT account_id, ${sql.unsafe(backendStripe)}, 1 FROM inserted
-            ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1
-          )
-          SELECT count(*)::int AS inserted FROM inserted`).pipe(
-          Effect.flatMap(([row]) => (row?.inserted === 1 ? Effect.void : Effect.fail(phoneTaken(lead.phone))))
+        Effect.flatMap(mayPresume, (presuming) =>
+          presuming
+            ? // The phone presumed free (UnitOfWork.ts): the row and its count go in with the
+              // unit's end, where a phone already taken breaks the unique index and the unit runs
+              // again, asking as below.
+              presume(
+                sql`INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+                    VALUES ${leadValues(accountId, lead)}`,
+                sql`INSERT INTO lead_counts (account_id, stripe, total) VALUES (${accountId}::uuid, ${sql.unsafe(backendStripe)}, 1)
+                    ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1`
+              )
+            : // One round trip: the count moves in the same statement, only when the row went in.
+              // ON CONFLICT instead of catching the violation: a failed statement would
+              // poison the surrounding transaction, and the idempotency record must still commit.
+              orDie(sql<{ inserted: number }>`
+                WITH inserted AS (
+                  INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+                  VALUES ${leadValues(accountId, lead)}
+                  ON CONFLICT (account_id, phone) DO NOTHING
+                  RETURNING account_id
+                ), counted AS (
+                  INSERT INTO lead_counts (account_id, stripe, total) SELECT account_id, ${sql.unsafe(backendStripe)}, 1 FROM inserted
+                  ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1
+                )
+                SELECT count(*)::int AS inserted FROM inserted`).pipe(
+                Effect.flatMap(([row]) => (row?.inserted === 1 ? Effect.void : Effect.fail(phoneTaken(lead.phone))))
+              )
         ),
       list: (accountId, page) =>
         orDie(

@@ -1,0 +1,237 @@
+import { Cause, Context, Effect, Exit, Metric, Scope, Semaphore, Stream } from "effect"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
+import { orDie } from "./internal/store.ts"
+
+/**
+ * The SQL unit of work behind core's `Transactor` (docs/design.md, "One statement per create").
+ *
+ * A unit opens no transaction until one of its statements runs: writes whose result nobody
+ * reads (`writeBehind`) wait for the unit's next statement or its end, and a store may
+ * *presume* the outcome of a write it would otherwise have to ask about (`presume`). A unit
+ * that ran no statement ends as one statement: its writes fused into one `WITH … SELECT 1`,
+ * which PostgreSQL commits atomically on its own, with no BEGIN and no COMMIT. A create with
+ * an `Idempotency-Key` (the key's record, the lead, its count and its event) is one round trip
+ * instead of six.
+ *
+ * A presumption that turns out wrong (a presumed write breaks a unique constraint: the key was
+ * taken, the phone too) fails the statement that carried it, which rolls the unit back whole, and
+ * the unit runs again from the start without presumptions, where the stores ask as before. So a
+ * unit may run twice: units do nothing outside the database but compute (no calls out, no
+ * messages), which core's units already keep to.
+ */
+
+interface Unit {
+  /** Writes not sent yet, in the order they were made. */
+  readonly writes: Array<Statement.Fragment>
+  /** False on the second run: every write is asked about. */
+  readonly mayPresume: boolean
+  presumed: boolean
+  /** What a store keeps between two of its calls in one unit (an idempotency key's fingerprint). */
+  readonly notes: Map<string, unknown>
+}
+
+/** How units ended (`/metrics`): reruns should be rare; one-statement units are the fast path. */
+export const unitsEnded = {
+  one_statement: Metric.counter("leadline_db_units_total", {
+    description: "Units of work that wrote, by how they committed: as one statement, or as a transaction",
+    incremental: true,
+    attributes: { committed: "one_statement" }
+  }),
+  transaction: Metric.counter("leadline_db_units_total", {
+    description: "Units of work that wrote, by how they committed: as one statement, or as a transaction",
+    incremental: true,
+    attributes: { committed: "transaction" }
+  })
+}
+
+export const unitReruns = Metric.counter("leadline_db_unit_reruns_total", {
+  description: "Units of work run again without presumptions, after a presumed write failed",
+  incremental: true
+})
+
+const CurrentUnit = Context.Reference<Unit | undefined>("sql-adapter/UnitOfWork", { defaultValue: () => undefined })
+
+/** A presumed write failed: the unit runs again without presumptions. */
+class PresumptionFailed {
+  readonly _tag = "PresumptionFailed"
+  readonly cause: SqlError
+  constructor(cause: SqlError) {
+    this.cause = cause
+  }
+}
+
+/**
+ * Sends `writes` with the unit's next statement or at its end; outside a unit, at once, as one
+ * statement. For writes whose result nobody reads: each one INSERT, UPDATE or DELETE, without a
+ * WITH of its own that writes, and not touching a row another pending write of the unit touches
+ * (the writes of a unit may end as the parts of one statement).
+ */
+export const writeBehind = (
+  sql: SqlClient.SqlClient,
+  ...writes: ReadonlyArray<Statement.Fragment>
+): Effect.Effect<void> =>
+  Effect.flatMap(CurrentUnit, (unit) =>
+    unit === undefined
+      ? orDie(Effect.asVoid(sql`${fused(sql, writes)}`))
+      : Effect.sync(() => void unit.writes.push(...writes))
+  )
+
+/**
+ * Whether a store may presume a write's outcome here: inside a unit on its first run. A presuming
+ * store writes with `presume` what must fail (a unique constraint) when the presumption is wrong,
+ * and answers as if it held.
+ */
+export const mayPresume: Effect.Effect<boolean> = Effect.map(
+  CurrentUnit,
+  (unit) => unit !== undefined && unit.mayPresume
+)
+
+/**
+ * Presumes, for the rest of the unit, what a store would otherwise ask the database, and sends
+ * `writes` with the unit's end: they must fail there (a unique constraint) when the presumption
+ * was wrong, and the unit then runs again without presumptions. Only where `mayPresume` says so.
+ */
+export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Effect<void> =>
+  Effect.flatMap(CurrentUnit, (unit) =>
+    Effect.sync(() => {
+      if (unit === undefined || !unit.mayPresume) throw new Error("presume: check mayPresume first")
+      unit.presumed = true
+      unit.writes.push(...writes)
+    })
+  )
+
+/** A store's note for the rest of the unit (undefined outside a unit). */
+export const note = (key: string, value: unknown): Effect.Effect<void> =>
+  Effect.map(CurrentUnit, (unit) => void unit?.notes.set(key, value))
+
+export const noted = <A>(key: string): Effect.Effect<A | undefined> =>
+  Effect.map(CurrentUnit, (unit) => unit?.notes.get(key) as A | undefined)
+
+export const forget = (key: string): Effect.Effect<void> =>
+  Effect.map(CurrentUnit, (unit) => void unit?.notes.delete(key))
+
+/** The pending writes as one statement (a write alone is sent as it is). */
+const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Statement.Fragment>): Statement.Fragment =>
+  writes.length === 1
+    ? writes[0]!
+    : sql`WITH ${sql.join(", ", false)(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))} SELECT 1`
+
+const run = (sql: SqlClient.SqlClient, fragment: Statement.Fragment, conn: Connection) => {
+  const [text, params] = sql`${fragment}`.compile()
+  return conn.execute(text, params, undefined)
+}
+
+const presumptionFailed = (exit: Exit.Exit<unknown, unknown>) =>
+  Exit.isFailure(exit) &&
+  exit.cause.reasons.some((reason) => Cause.isDieReason(reason) && reason.defect instanceof PresumptionFailed)
+
+/** A unit on the connection it takes when its first statement runs. */
+const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>, mayPresume: boolean) =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function* () {
+      const unit: Unit = { writes: [], mayPresume, presumed: false, notes: new Map() }
+      let scope: Scope.Closeable | undefined
+      const lock = Semaphore.makeUnsafe(1)
+      let conn: Connection | undefined
+      const connectionScope = () => {
+        scope ??= Scope.makeUnsafe()
+        return scope
+      }
+
+      // A presumed write that fails here fails the presumption, whichever statement it waited for.
+      const flush = Effect.suspend(() => {
+        if (unit.writes.length === 0 || conn === undefined) return Effect.void
+        const writes = unit.writes.splice(0)
+        const sent = Effect.asVoid(run(sql, fused(sql, writes), conn))
+        return unit.presumed ? Effect.catch(sent, (error) => Effect.die(new PresumptionFailed(error))) : sent
+      })
+      // Before every statement of the unit: its connection, BEGIN, and the writes waiting.
+      const ready: Effect.Effect<Connection, SqlError> = Effect.suspend(() =>
+        conn !== undefined && unit.writes.length === 0
+          ? Effect.succeed(conn)
+          : lock.withPermit(
+              Effect.gen(function* () {
+                if (conn === undefined) {
+                  const taken = yield* Scope.provide(sql.reserve, connectionScope())
+                  yield* taken.execute("BEGIN", [], undefined)
+                  conn = taken
+                }
+                yield* flush
+                return conn
+              })
+            )
+      )
+      const lazy: Connection = {
+        execute: (text, params, transform) => Effect.flatMap(ready, (c) => c.execute(text, params, transform)),
+        executeRaw: (text, params) => Effect.flatMap(ready, (c) => c.executeRaw(text, params)),
+        executeValues: (text, params) => Effect.flatMap(ready, (c) => c.executeValues(text, params)),
+        executeValuesUnprepared: (text, params) =>
+          Effect.flatMap(ready, (c) => c.executeValuesUnprepared(text, params)),
+        executeUnprepared: (text, params, transform) =>
+          Effect.flatMap(ready, (c) => c.executeUnprepared(text, params, transform)),
+        executeStream: (text, params, transform) =>
+          Stream.unwrap(Effect.map(ready, (c) => c.executeStream(text, params, transform)))
+      }
+
+      const exit = yield* restore(effect).pipe(
+        Effect.provideService(sql.transactionService, [lazy, 0] as const),
+        Effect.provideService(CurrentUnit, unit),
+        Effect.exit
+      )
+      // Nothing ran: the writes are the unit, and one statement commits them on its own.
+      const alone = Exit.isSuccess(exit) && conn === undefined
+      const written = unit.writes.length
+      const ended: Exit.Exit<void, SqlError> = yield* Effect.exit(
+        Exit.isFailure(exit)
+          ? conn === undefined
+            ? Effect.void
+            : Effect.ignore(conn.execute("ROLLBACK", [], undefined))
+          : conn === undefined
+            ? unit.writes.length === 0
+              ? Effect.void
+              : // Interruptible like the unit's own statements: a request that timed out cancels it.
+                restore(Effect.asVoid(sql`${fused(sql, unit.writes)}`))
+            : Effect.gen(function* () {
+                yield* restore(flush)
+                const result = yield* conn!.executeRaw("COMMIT", [])
+                if ((result as { command?: string } | undefined)?.command === "ROLLBACK") {
+                  return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
+                }
+              }).pipe(
+                // The connection goes back to the pool outside any transaction, whatever failed.
+                Effect.onError(() => Effect.ignore(conn!.execute("ROLLBACK", [], undefined)))
+              )
+      )
+      if (scope !== undefined) yield* Scope.close(scope, Exit.void)
+      const retry =
+        unit.presumed &&
+        ((alone && Exit.isFailure(ended) && ended.cause.reasons.some(Cause.isFailReason)) ||
+          presumptionFailed(exit) ||
+          presumptionFailed(ended))
+      const result: Exit.Exit<A, E | SqlError> = Exit.isFailure(ended) ? Exit.failCause(ended.cause) : exit
+      if (Exit.isSuccess(result) && (conn !== undefined || written > 0)) {
+        yield* Metric.update(conn === undefined ? unitsEnded.one_statement : unitsEnded.transaction, 1)
+      }
+      return { exit: result, retry }
+    })
+  )
+
+/**
+ * Runs `effect` as one unit of work (a nested call joins the open one). SQL failures of the unit's
+ * own statements (BEGIN, the fused writes, COMMIT) are the database's: defects, or 503 when it is away.
+ */
+export const withUnit = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(CurrentUnit, (open) => {
+    if (open !== undefined) return effect
+    const once = (mayPresume: boolean): Effect.Effect<A, E, R> =>
+      Effect.flatMap(attempt(sql, effect, mayPresume), ({ exit, retry }) => {
+        if (retry && mayPresume) return Effect.andThen(Metric.update(unitReruns, 1), once(false))
+        return Effect.catchIf(exit as Exit.Exit<A, E | SqlError>, isSqlError, (error) =>
+          orDie(Effect.fail(error))
+        ) as Effect.Effect<A, E, R>
+      })
+    return once(true)
+  })

@@ -99,7 +99,7 @@ export const seedLeads = (database: Database, accountId: string, count: number):
       `INSERT INTO leads (id, account_id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
        SELECT 'ld_seed' || left(replace($1::uuid::text, '-', ''), 8) || lpad(i::text, 11, '0'), $1::uuid, 'Seed ' || i, '+1' || (2000000000 + i)::text, NULL,
               '{seed}', 'new', NULL, '{"source":"seed"}',
-              timestamptz '2026-01-01' + i * interval '1 millisecond', timestamptz '2026-01-01' + i * interval '1 millisecond'
+              timestamptz '2026-01-01' + i * interval '2.5 seconds', timestamptz '2026-01-01' + i * interval '2.5 seconds'
          FROM generate_series(1, $2::int) AS i`,
       [accountId, count]
     )

@@ -515,16 +515,16 @@ const main = async () => {
       "",
       `At ${rows.map((r) => r.connections).join(" and ")} connections, orders for the tracked product ran at ${rows.map((r) => `${fixed(r.hotRatio, 2)}×`).join(" and ")} the baseline's lead creates (floor ${FLOOR}: ${rows.every((r) => r.hotRatio >= FLOOR) ? "met" : rows.some((r) => r.hotRatio >= FLOOR) ? "**missed** at some" : "**missed**"}); for the untracked product, the same order without the row lock, at ${rows.map((r) => `${fixed(r.untrackedRatio, 2)}×`).join(" and ")}.`,
       "",
-      "An order's transaction reserves its `Idempotency-Key`, reads the lead and the products, inserts the order, records",
-      "`order.created` (one statement for the event and the endpoints subscribed: none here), completes the idempotency record,",
-      "and only then takes the stock (the key's final write, `FinalWrites`): one statement locks the tracked products' rows",
-      "(`SELECT … FOR UPDATE`, in id order) and takes the units (`UPDATE`). Then it commits. The product's row lock is held",
-      "from that statement until the commit's WAL is flushed: one more round trip between the server process and PostgreSQL",
-      "(the `COMMIT`), passing through the server's one event loop, and a WAL flush. Every order for that product waits for the",
-      "one before it to finish all of that, so the orders for one product are serialised: one order's time from its lock to",
-      "its flushed commit is the most the product can sell per second, whatever the connections. The untracked product runs",
-      "the same statements, but its stock statement matches no tracked row, so it locks and writes nothing: the two Leadline",
-      "loads differ by that lock and that write.",
+      'An order is one unit of work (docs/design.md, "One statement per create"): it reads the lead and the products',
+      "(plain reads, outside a transaction), then commits everything else as one statement: the order, `order.created` and",
+      "its deliveries (none here), the `Idempotency-Key`'s record, and the stock, taken by an `UPDATE` that locks the tracked",
+      "products' rows in id order and presumes them sufficient (a short one breaks `stock >= 0`, and the unit runs again",
+      "asking). The product's row lock is held from that `UPDATE` to the end of the statement, through the order's analytics",
+      "trigger (which runs at the statement's end), and until the commit's WAL is flushed; no round trip to the server process",
+      "falls inside it. Every order for that product waits for the one before it to finish all of that, so the orders for one",
+      "product are serialised: one order's time from its lock to its flushed commit is the most the product can sell per",
+      "second, whatever the connections. The untracked product runs the same statements, but its `UPDATE` matches no tracked",
+      "row, so it locks and writes nothing: the two Leadline loads differ by that lock and that write.",
       "",
       `- The hot row's cost, in the same run: hot / untracked ${rows.map((r) => `${fixed(r.hotOverUntracked, 2)} at ${r.connections} connections`).join(", ")} (median of the per-round ratios).`,
       `- One order per product at a time: ${rows.map((r) => `${fixed(r.summary.hot.requestsPerSecond, 0)} orders/s at ${r.connections} connections is one every ${fixed(1000 / r.summary.hot.requestsPerSecond, 2)} ms`).join("; ")}: ${rows.every((r) => diagnostic(r.connections, "hot").backends.withWaiters >= 0.9) ? "the time each order held the row, since an order was waiting for it in nearly every sample (below)" : "an upper bound on the time each order held the row (it was not always waited for: below)"}.`,
@@ -570,7 +570,7 @@ const main = async () => {
             "the pool caps the backends at 10, and the other connections wait in the server for a backend that then queues on the row."
           ]
         : []),
-      "What would raise it is a shorter hold: fewer round trips, or less of the server's work, between the stock's `SELECT … FOR UPDATE` and the `COMMIT`.",
+      "What would raise it is a shorter hold: less of PostgreSQL's work between the stock's lock and the commit (the order's analytics trigger is most of the statement's time under it), or a cheaper flush.",
       "Orders for different products lock different rows and do not queue on each other (by design; one product is the worst case, and the one measured here)."
     ]
     lines.push("", closing.join(" "), "")

@@ -54,6 +54,9 @@ export const unitReruns = Metric.counter("leadline_db_unit_reruns_total", {
 
 const CurrentUnit = Context.Reference<Unit | undefined>("sql-adapter/UnitOfWork", { defaultValue: () => undefined })
 
+/** Set around a plain read (`read`): it may run before the unit's transaction is open. */
+const PlainRead = Context.Reference<boolean>("sql-adapter/UnitOfWork/PlainRead", { defaultValue: () => false })
+
 /** A presumed write failed: the unit runs again without presumptions. */
 class PresumptionFailed {
   readonly _tag = "PresumptionFailed"
@@ -103,6 +106,16 @@ export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Ef
     })
   )
 
+/**
+ * Marks `effect`'s statements as plain reads: SELECTs without a locking clause or anything that
+ * writes. Until the unit has written, they run on its connection without opening its transaction
+ * (each sees what it would see inside: PostgreSQL's READ COMMITTED takes a snapshot per
+ * statement), so that a unit that reads, then only writes, still ends as one statement. After a
+ * write they run in the transaction, and see the unit's writes.
+ */
+export const read = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.provideService(effect, PlainRead, true)
+
 /** A store's note for the rest of the unit (undefined outside a unit). */
 export const note = (key: string, value: unknown): Effect.Effect<void> =>
   Effect.map(CurrentUnit, (unit) => void unit?.notes.set(key, value))
@@ -128,7 +141,7 @@ const presumptionFailed = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) &&
   exit.cause.reasons.some((reason) => Cause.isDieReason(reason) && reason.defect instanceof PresumptionFailed)
 
-/** A unit on the connection it takes when its first statement runs. */
+/** A unit on the connection it takes when its first statement runs, a transaction from its first statement that is not a plain read. */
 const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>, mayPresume: boolean) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
@@ -136,10 +149,8 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       let scope: Scope.Closeable | undefined
       const lock = Semaphore.makeUnsafe(1)
       let conn: Connection | undefined
-      const connectionScope = () => {
-        scope ??= Scope.makeUnsafe()
-        return scope
-      }
+      /** BEGIN was sent: the unit is a transaction from here on. */
+      let begun = false
 
       // A presumed write that fails here fails the presumption, whichever statement it waited for.
       const flush = Effect.suspend(() => {
@@ -148,22 +159,31 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         const sent = Effect.asVoid(run(sql, fused(sql, writes), conn))
         return unit.presumed ? Effect.catch(sent, (error) => Effect.die(new PresumptionFailed(error))) : sent
       })
-      // Before every statement of the unit: its connection, BEGIN, and the writes waiting.
-      const ready: Effect.Effect<Connection, SqlError> = Effect.suspend(() =>
-        conn !== undefined && unit.writes.length === 0
-          ? Effect.succeed(conn)
-          : lock.withPermit(
-              Effect.gen(function* () {
-                if (conn === undefined) {
-                  const taken = yield* Scope.provide(sql.reserve, connectionScope())
-                  yield* taken.execute("BEGIN", [], undefined)
-                  conn = taken
-                }
-                yield* flush
-                return conn
-              })
-            )
-      )
+      const connection = Effect.suspend(() => {
+        if (conn !== undefined) return Effect.succeed(conn)
+        scope ??= Scope.makeUnsafe()
+        return Effect.map(Scope.provide(sql.reserve, scope), (taken) => {
+          conn = taken
+          return taken
+        })
+      })
+      // Before a statement of the unit: its connection; unless it is a plain read before any write,
+      // BEGIN and the writes waiting.
+      const ready: Effect.Effect<Connection, SqlError> = Effect.flatMap(PlainRead, (plain) => {
+        if (conn !== undefined && unit.writes.length === 0 && (begun || plain)) return Effect.succeed(conn)
+        return lock.withPermit(
+          Effect.gen(function* () {
+            const taken = yield* connection
+            if (plain && !begun && unit.writes.length === 0) return taken
+            if (!begun) {
+              yield* taken.execute("BEGIN", [], undefined)
+              begun = true
+            }
+            yield* flush
+            return taken
+          })
+        )
+      })
       const lazy: Connection = {
         execute: (text, params, transform) => Effect.flatMap(ready, (c) => c.execute(text, params, transform)),
         executeRaw: (text, params) => Effect.flatMap(ready, (c) => c.executeRaw(text, params)),
@@ -181,19 +201,23 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         Effect.provideService(CurrentUnit, unit),
         Effect.exit
       )
-      // Nothing ran: the writes are the unit, and one statement commits them on its own.
-      const alone = Exit.isSuccess(exit) && conn === undefined
+      // No transaction: the writes are the unit, and one statement commits them on its own.
+      const alone = Exit.isSuccess(exit) && !begun
       const written = unit.writes.length
       const ended: Exit.Exit<void, SqlError> = yield* Effect.exit(
         Exit.isFailure(exit)
-          ? conn === undefined
-            ? Effect.void
-            : Effect.ignore(conn.execute("ROLLBACK", [], undefined))
-          : conn === undefined
+          ? begun
+            ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined))
+            : Effect.void
+          : !begun
             ? unit.writes.length === 0
               ? Effect.void
               : // Interruptible like the unit's own statements: a request that timed out cancels it.
-                restore(Effect.asVoid(sql`${fused(sql, unit.writes)}`))
+                restore(
+                  conn === undefined
+                    ? Effect.asVoid(sql`${fused(sql, unit.writes)}`)
+                    : Effect.asVoid(run(sql, fused(sql, unit.writes), conn))
+                )
             : Effect.gen(function* () {
                 yield* restore(flush)
                 const result = yield* conn!.executeRaw("COMMIT", [])
@@ -212,8 +236,8 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
           presumptionFailed(exit) ||
           presumptionFailed(ended))
       const result: Exit.Exit<A, E | SqlError> = Exit.isFailure(ended) ? Exit.failCause(ended.cause) : exit
-      if (Exit.isSuccess(result) && (conn !== undefined || written > 0)) {
-        yield* Metric.update(conn === undefined ? unitsEnded.one_statement : unitsEnded.transaction, 1)
+      if (Exit.isSuccess(result) && (begun || written > 0)) {
+        yield* Metric.update(begun ? unitsEnded.transaction : unitsEnded.one_statement, 1)
       }
       return { exit: result, retry }
     })

@@ -95,6 +95,36 @@ describe(`the SQL unit of work on ${database.label}`, () => {
     expect(await run(names(t))).toEqual(["a", "b"])
   })
 
+  it("runs plain reads before the unit's writes without a transaction, and still commits as one statement", async () => {
+    const t = await table()
+    await run(unit(Effect.flatMap(insert(t, "a"), (statement) => statement)))
+    const result = await delta(
+      unit(
+        Effect.gen(function* () {
+          const seen = yield* UnitOfWork.read(names(t))
+          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "b"))
+          // After a write, a plain read is in the transaction, and sees the write.
+          const after = yield* UnitOfWork.read(names(t))
+          return { seen, after }
+        })
+      )
+    )
+    expect(result.exit).toEqual(Exit.succeed({ seen: ["a"], after: ["a", "b"] }))
+    expect(result).toMatchObject({ transaction: 1, oneStatement: 0 })
+    const readThenWrite = await delta(
+      unit(
+        Effect.gen(function* () {
+          const seen = yield* UnitOfWork.read(names(t))
+          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "c"))
+          return seen
+        })
+      )
+    )
+    expect(readThenWrite.exit).toEqual(Exit.succeed(["a", "b"]))
+    expect(readThenWrite).toMatchObject({ oneStatement: 1, transaction: 0 })
+    expect(await run(names(t))).toEqual(["a", "b", "c"])
+  })
+
   it("writes nothing when the unit fails, whether or not a statement ran", async () => {
     const t = await table()
     const behindOnly = await runtime.runPromiseExit(

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { mayPresume, presume, read } from "../UnitOfWork.ts"
 import { type Product, type ProductFilter, skuTakenMessage } from "@leadline/core/catalogue/Product"
 import { merged, ProductsRepo, type StockMove } from "@leadline/core/catalogue/ProductsRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
@@ -131,12 +132,12 @@ export const layer = Layer.effect(
         keys.ids.length === 0 && keys.skus.length === 0
           ? Effect.succeed([])
           : // Arrays as literals: the planner probes the primary key and the SKU index for each value.
-            orDie(sql<ProductRow>`
-              SELECT ${columns} FROM products
-              WHERE account_id = ${accountId}::uuid
-                AND (id = ANY(${textArray(keys.ids)}::text[]) OR sku = ANY(${textArray(keys.skus)}::text[]))`).pipe(
-              Effect.map((rows) => rows.map(toProduct))
-            ),
+            orDie(
+              read(sql<ProductRow>`
+                SELECT ${columns} FROM products
+                WHERE account_id = ${accountId}::uuid
+                  AND (id = ANY(${textArray(keys.ids)}::text[]) OR sku = ANY(${textArray(keys.skus)}::text[]))`)
+            ).pipe(Effect.map((rows) => rows.map(toProduct))),
       update: (accountId, p) =>
         Effect.gen(function* () {
           // Checked first rather than caught: a failed statement would poison the caller's transaction.
@@ -171,6 +172,22 @@ export const layer = Layer.effect(
         Effect.gen(function* () {
           const wanted = merged(moves)
           if (wanted.length === 0) return
+          if (yield* mayPresume) {
+            // Enough stock presumed (UnitOfWork.ts): the units are taken with the unit's end, the rows
+            // locked in id order as below; a product short of them breaks `stock >= 0` and the unit
+            // runs again, asking as below.
+            return yield* presume(sql`
+              UPDATE products AS p
+              SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
+              FROM (SELECT t.id, m.quantity
+                    FROM products AS t
+                    JOIN unnest(${textArray(wanted.map((m) => m.productId))}::text[],
+                                ${intArray(wanted.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = t.id
+                    WHERE t.account_id = ${accountId}::uuid AND t.stock IS NOT NULL
+                    ORDER BY t.id COLLATE "C"
+                    FOR UPDATE OF t) AS l
+              WHERE p.account_id = ${accountId}::uuid AND p.id = l.id`)
+          }
           // One round trip, because every order for a product waits on its row from here to the commit:
           // the tracked rows are locked in id order (after the wait, FOR UPDATE reads their latest
           // stock), and the UPDATE takes the units only if every one of them has enough.

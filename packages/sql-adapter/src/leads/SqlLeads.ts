@@ -7,7 +7,7 @@ import type { Page } from "@leadline/core/Pagination"
 import type { Audience } from "@leadline/core/campaigns/Audience"
 import * as Tallies from "../internal/tallies.ts"
 import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
-import { mayPresume, presume } from "../UnitOfWork.ts"
+import { mayPresume, note, noted, presume, read } from "../UnitOfWork.ts"
 
 interface LeadRow {
   readonly id: string
@@ -94,16 +94,20 @@ export const layer = Layer.effect(
           sql<{ n: number }>`SELECT count(*)::int AS n FROM leads WHERE ${audienceWhere(sql, accountId, audience)}`
         ).pipe(Effect.map(([row]) => row?.n ?? 0)),
       insert: (accountId, lead) =>
-        Effect.flatMap(mayPresume, (presuming) =>
-          presuming
+        // One presumed lead a unit: a second's count would update the same stripe in the same statement.
+        Effect.flatMap(Effect.zip(mayPresume, noted<true>("leads:presumed")), ([presuming, already]) =>
+          presuming && already === undefined
             ? // The phone presumed free (UnitOfWork.ts): the row and its count go in with the
               // unit's end, where a phone already taken breaks the unique index and the unit runs
               // again, asking as below.
-              presume(
-                sql`INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
+              Effect.andThen(
+                note("leads:presumed", true),
+                presume(
+                  sql`INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
                     VALUES ${leadValues(accountId, lead)}`,
-                sql`INSERT INTO lead_counts (account_id, stripe, total) VALUES (${accountId}::uuid, ${sql.unsafe(backendStripe)}, 1)
+                  sql`INSERT INTO lead_counts (account_id, stripe, total) VALUES (${accountId}::uuid, ${sql.unsafe(backendStripe)}, 1)
                     ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1`
+                )
               )
             : // One round trip: the count moves in the same statement, only when the row went in.
               // ON CONFLICT instead of catching the violation: a failed statement would
@@ -134,9 +138,9 @@ export const layer = Layer.effect(
           )
         ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toLead), total: count?.total ?? 0 }))),
       find: (accountId, id) =>
-        orDie(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
-          Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))
-        ),
+        orDie(
+          read(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`)
+        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))),
       idsByPhone: (accountId, phones) =>
         orDie(sql<{ phone: string; id: string }>`
           SELECT l.phone, l.id FROM jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb) AS p(phone)

@@ -179,39 +179,43 @@ describe(`the SQL unit of work on ${database.label}`, () => {
       return taken.length === 1 ? "new" : "taken"
     })
 
-  it("keeps a presumption that held: one statement, one run", async () => {
-    const t = await table()
-    let runs = 0
-    const result = await delta(
-      unit(
+  /** `body` as a unit, and how many times it ran. */
+  const counted = <A>(body: Effect.Effect<A, unknown, SqlClient.SqlClient>) => {
+    const runs = { count: 0 }
+    return {
+      runs,
+      effect: unit(
         Effect.andThen(
-          Effect.sync(() => runs++),
-          claim(t, "a")
+          Effect.sync(() => runs.count++),
+          body
         )
       )
-    )
+    }
+  }
+
+  it("keeps a presumption that held: one statement, one run", async () => {
+    const t = await table()
+    const { runs, effect } = counted(claim(t, "a"))
+    const result = await delta(effect)
     expect(result.exit).toEqual(Exit.succeed("new"))
     expect(result).toMatchObject({ oneStatement: 1, reruns: 0 })
-    expect(runs).toBe(1)
+    expect(runs.count).toBe(1)
   })
 
   it("runs a unit again without presumptions when one was wrong, and answers what is true", async () => {
     const t = await table()
     await run(unit(claim(t, "a")))
-    let runs = 0
-    const result = await delta(
-      unit(
-        Effect.gen(function* () {
-          runs++
-          const answer = yield* claim(t, "a")
-          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, `after-${answer}`))
-          return answer
-        })
-      )
+    const { runs, effect } = counted(
+      Effect.gen(function* () {
+        const answer = yield* claim(t, "a")
+        yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, `after-${answer}`))
+        return answer
+      })
     )
+    const result = await delta(effect)
     expect(result.exit).toEqual(Exit.succeed("taken"))
     expect(result).toMatchObject({ reruns: 1, transaction: 1, oneStatement: 0 })
-    expect(runs).toBe(2)
+    expect(runs.count).toBe(2)
     // The first run's writes went nowhere: only the second run's.
     expect(await run(names(t))).toEqual(["a", "after-taken"])
   })
@@ -219,20 +223,17 @@ describe(`the SQL unit of work on ${database.label}`, () => {
   it("checks a presumption before a statement that follows it, and reruns when it was wrong", async () => {
     const t = await table()
     await run(unit(claim(t, "a")))
-    let runs = 0
-    const result = await delta(
-      unit(
-        Effect.gen(function* () {
-          runs++
-          const answer = yield* claim(t, "a")
-          const seen = yield* names(t)
-          return { answer, seen }
-        })
-      )
+    const { runs, effect } = counted(
+      Effect.gen(function* () {
+        const answer = yield* claim(t, "a")
+        const seen = yield* names(t)
+        return { answer, seen }
+      })
     )
+    const result = await delta(effect)
     expect(result.exit).toEqual(Exit.succeed({ answer: "taken", seen: ["a"] }))
     expect(result.reruns).toBe(1)
-    expect(runs).toBe(2)
+    expect(runs.count).toBe(2)
   })
 
   it("lets racing units presume the same thing: one commits it, the others rerun and find it", async () => {
@@ -251,18 +252,15 @@ describe(`the SQL unit of work on ${database.label}`, () => {
   it("fails a write behind that breaks a constraint, outside a presumption, without rerunning", async () => {
     const t = await table()
     await run(unit(claim(t, "a")))
-    let runs = 0
-    const result = await delta(
-      unit(
-        Effect.gen(function* () {
-          runs++
-          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "a"))
-        })
-      )
+    const { runs, effect } = counted(
+      Effect.gen(function* () {
+        yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "a"))
+      })
     )
+    const result = await delta(effect)
     expect(Exit.isFailure(result.exit)).toBe(true)
     expect(result.reruns).toBe(0)
-    expect(runs).toBe(1)
+    expect(runs.count).toBe(1)
     expect(await run(names(t))).toEqual(["a"])
   })
 })

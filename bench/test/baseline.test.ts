@@ -274,8 +274,8 @@ describe("the baseline server", () => {
       status: "new",
       assigned_user_id: null,
       attributes: { source: "seed" },
-      created_at: "2026-01-01T00:00:00.003Z",
-      updated_at: "2026-01-01T00:00:00.003Z"
+      created_at: "2026-01-01T00:00:07.500Z",
+      updated_at: "2026-01-01T00:00:07.500Z"
     })
     expect(page.text.endsWith(`"meta":{"limit":2,"offset":0,"total":3,"has_more":true,"next_offset":2}}`)).toBe(true)
 

@@ -52,6 +52,16 @@ export const unitReruns = Metric.counter("leadline_db_unit_reruns_total", {
   incremental: true
 })
 
+/** DASHBOARD-OBSERVABILITY B2's transaction series: every unit of work, however it commits. */
+export const transactionsInFlight = Metric.gauge("leadline_db_transactions_in_flight", {
+  description: "Units of work (transactions) running now"
+})
+
+export const transactionDuration = Metric.histogram("leadline_db_transaction_duration_seconds", {
+  description: "How long a unit of work (a transaction) ran, from its start to its commit or rollback",
+  boundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+})
+
 const CurrentUnit = Context.Reference<Unit | undefined>("sql-adapter/UnitOfWork", { defaultValue: () => undefined })
 
 /** Set around a plain read (`read`): it may run before the unit's transaction is open. */
@@ -257,5 +267,17 @@ export const withUnit = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effec
           orDie(Effect.fail(error))
         ) as Effect.Effect<A, E, R>
       })
-    return once(true)
+    return Effect.suspend(() => {
+      const started = performance.now()
+      return Effect.andThen(
+        Metric.modify(transactionsInFlight, 1),
+        Effect.ensuring(
+          once(true),
+          Effect.andThen(
+            Metric.modify(transactionsInFlight, -1),
+            Effect.suspend(() => Metric.update(transactionDuration, (performance.now() - started) / 1000))
+          )
+        )
+      )
+    })
   })

@@ -106,6 +106,27 @@ for (const [name, wiring] of Wirings.wirings) {
         expect(paths.has(route) || route === "unmatched" || route.startsWith("/api/openapi"), route).toBe(true)
     })
 
+    if (name === "on SQL")
+      it("counts units of work: a create with a new key in one statement, a replay and a taken phone rerun once each", async () => {
+        const before = await scrape()
+        const create = (key: string, phone: string) =>
+          call(stage.server, "POST", "/api/v1/leads", {
+            auth: owner(),
+            json: { name: "Unit", phone },
+            headers: { "idempotency-key": key }
+          })
+        expect((await create("units-1", "+5511988880001")).status).toBe(201)
+        const replay = await create("units-1", "+5511988880001")
+        expect(replay.headers.get("idempotent-replayed")).toBe("true")
+        expect((await create("units-2", "+5511988880001")).status).toBe(409)
+        const moved = delta(before, await scrape())
+        // Background loops run units of their own meanwhile: the counts are at least these.
+        expect(moved("leadline_db_units_total", { committed: "one_statement" })).toBeGreaterThanOrEqual(1)
+        expect(moved("leadline_db_unit_reruns_total")).toBe(2)
+        expect(moved("leadline_db_transaction_duration_seconds_count")).toBeGreaterThanOrEqual(3)
+        expect(PrometheusText.value(await scrape(), "leadline_db_transactions_in_flight")).toBeGreaterThanOrEqual(0)
+      })
+
     it("counts a 429, a webhook delivered, a message received, and the queues at scrape time", async () => {
       const before = await scrape()
       const endpoint = stage.receiver.endpoint(`/metrics-${name.replace(" ", "-")}`)

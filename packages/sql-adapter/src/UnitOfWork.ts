@@ -3,12 +3,13 @@ import type * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
+import { REQUEST_SECONDS } from "@leadline/core/observability/OpsMetrics"
 import { orDie } from "./internal/store.ts"
 
 /**
  * The SQL unit of work behind core's `Transactor` (docs/design.md, "One statement per create").
  *
- * A unit opens no transaction until one of its statements runs: writes whose result nobody
+ * A unit opens no transaction until one of its statements (other than a plain read, `read`) runs: writes whose result nobody
  * reads (`writeBehind`) wait for the unit's next statement or its end, and a store may
  * *presume* the outcome of a write it would otherwise have to ask about (`presume`). A unit
  * that ran no statement ends as one statement: its writes fused into one `WITH … SELECT 1`,
@@ -33,19 +34,15 @@ interface Unit {
   readonly notes: Map<string, unknown>
 }
 
-/** How units ended (`/metrics`): reruns should be rare; one-statement units are the fast path. */
-export const unitsEnded = {
-  one_statement: Metric.counter("leadline_db_units_total", {
+const committed = (how: "one_statement" | "transaction") =>
+  Metric.counter("leadline_db_units_total", {
     description: "Units of work that wrote, by how they committed: as one statement, or as a transaction",
     incremental: true,
-    attributes: { committed: "one_statement" }
-  }),
-  transaction: Metric.counter("leadline_db_units_total", {
-    description: "Units of work that wrote, by how they committed: as one statement, or as a transaction",
-    incremental: true,
-    attributes: { committed: "transaction" }
+    attributes: { committed: how }
   })
-}
+
+/** How units ended (`/metrics`): reruns should be rare; one-statement units are the fast path. */
+export const unitsEnded = { one_statement: committed("one_statement"), transaction: committed("transaction") }
 
 export const unitReruns = Metric.counter("leadline_db_unit_reruns_total", {
   description: "Units of work run again without presumptions, after a presumed write failed",
@@ -59,7 +56,7 @@ export const transactionsInFlight = Metric.gauge("leadline_db_transactions_in_fl
 
 export const transactionDuration = Metric.histogram("leadline_db_transaction_duration_seconds", {
   description: "How long a unit of work (a transaction) ran, from its start to its commit or rollback",
-  boundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+  boundaries: REQUEST_SECONDS
 })
 
 const CurrentUnit = Context.Reference<Unit | undefined>("sql-adapter/UnitOfWork", { defaultValue: () => undefined })
@@ -67,13 +64,9 @@ const CurrentUnit = Context.Reference<Unit | undefined>("sql-adapter/UnitOfWork"
 /** Set around a plain read (`read`): it may run before the unit's transaction is open. */
 const PlainRead = Context.Reference<boolean>("sql-adapter/UnitOfWork/PlainRead", { defaultValue: () => false })
 
-/** A presumed write failed: the unit runs again without presumptions. */
+/** A presumed write failed (the defect that says so): the unit runs again without presumptions. */
 class PresumptionFailed {
   readonly _tag = "PresumptionFailed"
-  readonly cause: SqlError
-  constructor(cause: SqlError) {
-    this.cause = cause
-  }
 }
 
 /**
@@ -167,7 +160,7 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         if (unit.writes.length === 0 || conn === undefined) return Effect.void
         const writes = unit.writes.splice(0)
         const sent = Effect.asVoid(run(sql, fused(sql, writes), conn))
-        return unit.presumed ? Effect.catch(sent, (error) => Effect.die(new PresumptionFailed(error))) : sent
+        return unit.presumed ? Effect.catch(sent, () => Effect.die(new PresumptionFailed())) : sent
       })
       const connection = Effect.suspend(() => {
         if (conn !== undefined) return Effect.succeed(conn)

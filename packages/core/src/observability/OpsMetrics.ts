@@ -12,6 +12,9 @@ export type WebhookOutcome = (typeof webhookOutcomes)[number]
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+/** Buckets for what takes a millisecond to seconds: an HTTP request, a unit of work. */
+export const REQUEST_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
 const byLabel = <const L extends string, M>(values: ReadonlyArray<L>, make: (value: L) => M): Record<L, M> =>
   Object.fromEntries(values.map((value) => [value, make(value)])) as Record<L, M>
 

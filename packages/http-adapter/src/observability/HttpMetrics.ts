@@ -1,5 +1,6 @@
 import { Context, Effect, Metric } from "effect"
 import { HttpRouter } from "effect/http"
+import { REQUEST_SECONDS } from "@leadline/core/observability/OpsMetrics"
 
 /**
  * The HTTP metrics of DASHBOARD-OBSERVABILITY B2, recorded once per request by the envelope
@@ -28,8 +29,6 @@ export const label = HttpRouter.middleware((handler) =>
   })
 ).layer
 
-const DURATION_BOUNDARIES = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-
 interface Series {
   readonly requests: Metric.Counter<number>
   readonly duration: Metric.Histogram<number>
@@ -50,7 +49,7 @@ const seriesOf = (route: string, method: string, status: number): Series => {
       }),
       duration: Metric.histogram("leadline_http_request_duration_seconds", {
         description: "Time to answer an HTTP request, by route pattern, method and status",
-        boundaries: DURATION_BOUNDARIES,
+        boundaries: REQUEST_SECONDS,
         attributes
       })
     }

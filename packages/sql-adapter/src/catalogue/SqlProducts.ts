@@ -84,6 +84,16 @@ export const layer = Layer.effect(
         Effect.map((rows) => new Map(rows.map((row) => [row.id, { sku: row.sku, stock: Number(row.stock) }])))
       )
 
+    /** The tracked products of `moves` with what each wants, their rows locked in id order. */
+    const lockedForTaking = (accountId: string, moves: ReadonlyArray<StockMove>) =>
+      sql`SELECT t.id, t.sku, t.stock, m.quantity
+          FROM products AS t
+          JOIN unnest(${textArray(moves.map((m) => m.productId))}::text[],
+                      ${intArray(moves.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = t.id
+          WHERE t.account_id = ${accountId}::uuid AND t.stock IS NOT NULL
+          ORDER BY t.id COLLATE "C"
+          FOR UPDATE OF t`
+
     /** Adds each delta to its product (tracked, and locked by `lockTracked`) in one statement. */
     const moveStock = (
       accountId: string,
@@ -179,28 +189,14 @@ export const layer = Layer.effect(
             return yield* presume(sql`
               UPDATE products AS p
               SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
-              FROM (SELECT t.id, m.quantity
-                    FROM products AS t
-                    JOIN unnest(${textArray(wanted.map((m) => m.productId))}::text[],
-                                ${intArray(wanted.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = t.id
-                    WHERE t.account_id = ${accountId}::uuid AND t.stock IS NOT NULL
-                    ORDER BY t.id COLLATE "C"
-                    FOR UPDATE OF t) AS l
+              FROM (${lockedForTaking(accountId, wanted)}) AS l
               WHERE p.account_id = ${accountId}::uuid AND p.id = l.id`)
           }
           // One round trip, because every order for a product waits on its row from here to the commit:
           // the tracked rows are locked in id order (after the wait, FOR UPDATE reads their latest
           // stock), and the UPDATE takes the units only if every one of them has enough.
           const rows = yield* orDie(sql<{ id: string; sku: string; stock: number; quantity: number; taken: number }>`
-            WITH locked AS (
-              SELECT p.id, p.sku, p.stock, m.quantity
-              FROM products AS p
-              JOIN unnest(${textArray(wanted.map((m) => m.productId))}::text[],
-                          ${intArray(wanted.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = p.id
-              WHERE p.account_id = ${accountId}::uuid AND p.stock IS NOT NULL
-              ORDER BY p.id COLLATE "C"
-              FOR UPDATE OF p
-            ), taken AS (
+            WITH locked AS (${lockedForTaking(accountId, wanted)}), taken AS (
               UPDATE products AS p
               SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
               FROM locked AS l

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { IdempotencyStore, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
+import { IdempotencyStore, type KeyRef, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
 import { orDie } from "../internal/store.ts"
 import { forget, mayPresume, note, noted, presume } from "../UnitOfWork.ts"
 
@@ -12,7 +12,7 @@ interface Presumed {
   readonly expiresAt: number
 }
 
-const noteOf = (ref: { readonly accountId: string; readonly key: string }) => `idempotency:${ref.accountId}:${ref.key}`
+const noteOf = (ref: KeyRef) => `idempotency:${ref.accountId}:${ref.key}`
 
 export const layer = Layer.effect(
   IdempotencyStore,
@@ -22,12 +22,7 @@ export const layer = Layer.effect(
     // Inserting (or taking over an expired record) is the reservation. A twin
     // inserting the same key concurrently waits on the unique index until this
     // transaction ends, then finds the stored response: it never runs twice.
-    const reserveNow = (
-      ref: { readonly accountId: string; readonly key: string },
-      fingerprint: string,
-      now: number,
-      expiresAt: number
-    ): Effect.Effect<Reservation> =>
+    const reserveNow = (ref: KeyRef, fingerprint: string, now: number, expiresAt: number): Effect.Effect<Reservation> =>
       orDie(
         Effect.gen(function* () {
           const taken = yield* sql`

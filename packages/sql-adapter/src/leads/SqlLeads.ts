@@ -103,8 +103,7 @@ export const layer = Layer.effect(
               Effect.andThen(
                 note("leads:presumed", true),
                 presume(
-                  sql`INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
-                    VALUES ${leadValues(accountId, lead)}`,
+                  sql`INSERT INTO leads (account_id, ${columns}) VALUES ${leadValues(accountId, lead)}`,
                   sql`INSERT INTO lead_counts (account_id, stripe, total) VALUES (${accountId}::uuid, ${sql.unsafe(backendStripe)}, 1)
                     ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + 1`
                 )
@@ -114,8 +113,7 @@ export const layer = Layer.effect(
               // poison the surrounding transaction, and the idempotency record must still commit.
               orDie(sql<{ inserted: number }>`
                 WITH inserted AS (
-                  INSERT INTO leads (account_id, id, name, phone, email, tags, status, assigned_user_id, attributes, created_at, updated_at)
-                  VALUES ${leadValues(accountId, lead)}
+                  INSERT INTO leads (account_id, ${columns}) VALUES ${leadValues(accountId, lead)}
                   ON CONFLICT (account_id, phone) DO NOTHING
                   RETURNING account_id
                 ), counted AS (

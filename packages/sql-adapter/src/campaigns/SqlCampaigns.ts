@@ -104,9 +104,14 @@ export const layer = Layer.effect(
             started_at = ${c.started_at}::timestamptz, completed_at = ${c.completed_at}::timestamptz,
             cancelled_at = ${c.cancelled_at}::timestamptz
           WHERE account_id = ${accountId}::uuid AND id = ${c.id}`).pipe(Effect.asVoid),
+      // Its recipients go with it (a draft has none; no foreign key cascades, migration 0024).
       remove: (accountId, id) =>
         orDie(
-          sql<{ id: string }>`DELETE FROM campaigns WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING id`
+          sql<{ id: string }>`
+            WITH gone AS (DELETE FROM campaigns WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING id),
+            recipients AS (DELETE FROM campaign_recipients
+                           WHERE account_id = ${accountId}::uuid AND campaign_id IN (SELECT id FROM gone))
+            SELECT id FROM gone`
         ).pipe(Effect.map((rows) => rows.length > 0)),
       // One statement for a batch: the threads its leads lack, their messages, every recipient.
       queueRecipients: (accountId, campaignId, queued) =>

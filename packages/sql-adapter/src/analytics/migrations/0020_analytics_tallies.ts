@@ -25,7 +25,9 @@ import * as Migration from "../../Migration.ts"
  * tables cost a lead create a fifth of its throughput; `statement` where one statement writes
  * thousands: a campaign's messages and conversations); and the change of a row that moves them.
  */
-const metrics: ReadonlyArray<readonly [table: string, mode: "row" | "statement", changed: string, body: string]> = [
+export const metrics: ReadonlyArray<
+  readonly [table: string, mode: "row" | "statement", changed: string, body: string]
+> = [
   [
     "leads",
     "row",
@@ -61,7 +63,7 @@ const metrics: ReadonlyArray<readonly [table: string, mode: "row" | "statement",
 const slot = (at: string) => `date_bin('15 minutes', ${at}, timestamptz '1970-01-01 00:00:00+00')`
 
 /** Adds the grouped changes of `rows` (a query of account_id, metric, at, amount) to the tallies. */
-const apply = (rows: string) => `
+export const apply = (rows: string) => `
   INSERT INTO analytics_tallies (account_id, metric, slot, stripe, value)
   SELECT d.account_id, d.metric, ${slot("d.at")}, (pg_backend_pid() % 64)::smallint, sum(d.amount)
   FROM (${rows}) AS d

@@ -52,6 +52,11 @@ export const ServerConfig = Config.all({
   workerConcurrency: Config.Int("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(32)),
   workerPollMillis: Config.Int("WEBHOOK_POLL_INTERVAL_MS").pipe(Config.withDefault(1000)),
   workerLeaseSeconds: Config.Int("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30)),
+  // `leadline worker`'s scheduling priority (nice): below the servers', whose requests come first on a shared host.
+  workerNice: Config.schema(
+    Schema.Int.check(Schema.isBetween({ minimum: -20, maximum: 19 })),
+    "LEADLINE_WORKER_NICE"
+  ).pipe(Config.withDefault(10)),
   adminToken: Config.option(Config.Redacted("LEADLINE_ADMIN_TOKEN")),
   maxBodyBytes: Config.Int("LEADLINE_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   rateLimit: Config.Int("LEADLINE_RATE_LIMIT").pipe(Config.withDefault(1200)),

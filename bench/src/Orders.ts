@@ -570,7 +570,7 @@ const main = async () => {
             "the pool caps the backends at 10, and the other connections wait in the server for a backend that then queues on the row."
           ]
         : []),
-      "What would raise it is a shorter hold: less of PostgreSQL's work between the stock's lock and the commit (the order's analytics trigger is most of the statement's time under it), or a cheaper flush.",
+      "What would raise it is a shorter hold: less of PostgreSQL's work between the stock's lock and the commit (under it run the statement's after-triggers: the order's analytics tally, planned once since migration 0027, and the foreign-key checks), or a cheaper flush.",
       "Orders for different products lock different rows and do not queue on each other (by design; one product is the worst case, and the one measured here)."
     ]
     lines.push("", closing.join(" "), "")

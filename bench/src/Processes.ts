@@ -21,6 +21,20 @@ export const pinSelf = () => {
   if (hasTaskset) execFileSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
 }
 
+// An interrupted run must not leave its servers and workers behind: they went on sending a
+// campaign and loading the machine under the runs after it.
+const children = new Set<ChildProcess>()
+const killChildren = () => {
+  for (const child of children) child.kill("SIGKILL")
+}
+process.on("exit", killChildren)
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    killChildren()
+    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1))
+  })
+}
+
 export interface Running {
   readonly url: string
   readonly process: ChildProcess
@@ -42,9 +56,15 @@ const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready:
       },
       stdio: ["ignore", "pipe", "pipe"]
     })
+    children.add(child)
     let log = ""
     const timer = setTimeout(() => reject(new Error(`did not start:\n${log}`)), 60_000)
-    const exited = new Promise<void>((done) => child.on("exit", () => done()))
+    const exited = new Promise<void>((done) =>
+      child.on("exit", () => {
+        children.delete(child)
+        done()
+      })
+    )
     const onData = (chunk: Buffer) => {
       log += chunk.toString()
       const match = ready.exec(log)

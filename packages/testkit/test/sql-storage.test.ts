@@ -161,6 +161,28 @@ const onDatabase = (name: string, postgres: "when-configured" | "never") =>
       )
       expect(replanned).toEqual([])
     })
+
+    // Deleting a lead deletes its threads (the foreign key's cascade) and its messages through them.
+    it("finds a lead's threads by a key that leads with the lead, as deleting the lead does", async () => {
+      const plan = await run(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          return yield* sql.withTransaction(
+            Effect.gen(function* () {
+              // The test's tables are small enough to scan: ask which index answers.
+              yield* sql`SET LOCAL enable_seqscan = off`
+              const explained = yield* sql.unsafe(
+                `EXPLAIN (FORMAT JSON) DELETE FROM conversations
+                 WHERE account_id = '00000000-0000-0000-0000-000000000001' AND lead_id = 'ld_1'`
+              )
+              return JSON.stringify(explained)
+            })
+          )
+        })
+      )
+      expect(plan).toMatch(/"Index Name":\s*"conversations_by_lead"/)
+      expect(plan).toMatch(/"Index Cond":\s*"\(\(account_id = [^"]*\) AND \(lead_id = [^"]*\)\)"/)
+    })
   })
 
 onDatabase("on embedded PGlite", "never")

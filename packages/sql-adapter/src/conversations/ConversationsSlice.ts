@@ -3,6 +3,7 @@ import * as ConversationsMessages0005 from "./migrations/0005_conversations_mess
 import * as ConversationHandoff0014 from "./migrations/0014_conversation_handoff.ts"
 import * as ConversationsByCreation0019 from "./migrations/0019_conversations_by_creation.ts"
 import * as ConversationsByCreationDropped0026 from "./migrations/0026_conversations_by_creation_dropped.ts"
+import * as ConversationsByLead0028 from "./migrations/0028_conversations_by_lead.ts"
 import * as SqlConversations from "./SqlConversations.ts"
 
 /** Conversations; the migration makes the messages table too, as the two are one unit of storage. */
@@ -13,6 +14,7 @@ export const slice = Slice.make({
     ConversationsMessages0005.migration,
     ConversationHandoff0014.migration,
     ConversationsByCreation0019.migration,
-    ConversationsByCreationDropped0026.migration
+    ConversationsByCreationDropped0026.migration,
+    ConversationsByLead0028.migration
   ]
 })

@@ -148,9 +148,15 @@ export const layer = Layer.effect(
           CROSS JOIN LATERAL (SELECT id, external_id FROM messages
             WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND external_id = k.external_id
             LIMIT 1) AS m`).pipe(Effect.map((rows) => new Map(rows.map((row) => [row.external_id, row.id])))),
+      // Through the lead's threads (migration 0028 finds them by lead): no index leads with a message's lead_id.
       removeForLead: (accountId, leadId) =>
         read(
-          sql`DELETE FROM messages WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId} RETURNING ${columns}`
+          sql`DELETE FROM messages
+              WHERE account_id = ${accountId}::uuid
+                AND conversation_id = ANY(ARRAY(SELECT id FROM conversations
+                                                WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId}))
+                AND lead_id = ${leadId}
+              RETURNING ${columns}`
         ),
       saveDeliveries: (accountId, saved) =>
         // A message leaving the queue drops its lease: no sender holds it any more.

@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { constants, tmpdir } from "node:os"
 import { join } from "node:path"
 
 const root = join(import.meta.dirname, "..", "..")
@@ -31,7 +31,7 @@ process.on("exit", killChildren)
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.once(signal, () => {
     killChildren()
-    process.exit(128 + (signal === "SIGINT" ? 2 : signal === "SIGTERM" ? 15 : 1))
+    process.exit(128 + constants.signals[signal])
   })
 }
 

@@ -207,31 +207,26 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       // No transaction: the writes are the unit, and one statement commits them on its own.
       const alone = Exit.isSuccess(exit) && !begun
       const written = unit.writes.length
-      const ended: Exit.Exit<void, SqlError> = yield* Effect.exit(
-        Exit.isFailure(exit)
-          ? begun
-            ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined))
-            : Effect.void
-          : !begun
-            ? unit.writes.length === 0
-              ? Effect.void
-              : // Interruptible like the unit's own statements: a request that timed out cancels it.
-                restore(
-                  conn === undefined
-                    ? Effect.asVoid(sql`${fused(sql, unit.writes)}`)
-                    : Effect.asVoid(run(sql, fused(sql, unit.writes), conn))
-                )
-            : Effect.gen(function* () {
-                yield* restore(flush)
-                const result = yield* conn!.executeRaw("COMMIT", [])
-                if ((result as { command?: string } | undefined)?.command === "ROLLBACK") {
-                  return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
-                }
-              }).pipe(
-                // The connection goes back to the pool outside any transaction, whatever failed.
-                Effect.onError(() => Effect.ignore(conn!.execute("ROLLBACK", [], undefined)))
-              )
-      )
+      const end = (): Effect.Effect<void, SqlError> => {
+        if (Exit.isFailure(exit)) return begun ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined)) : Effect.void
+        if (!begun) {
+          if (written === 0) return Effect.void
+          const statement = fused(sql, unit.writes)
+          // Interruptible like the unit's own statements: a request that timed out cancels it.
+          return restore(Effect.asVoid(conn === undefined ? sql`${statement}` : run(sql, statement, conn)))
+        }
+        return Effect.gen(function* () {
+          yield* restore(flush)
+          const result = yield* conn!.executeRaw("COMMIT", [])
+          if ((result as { command?: string } | undefined)?.command === "ROLLBACK") {
+            return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
+          }
+        }).pipe(
+          // The connection goes back to the pool outside any transaction, whatever failed.
+          Effect.onError(() => Effect.ignore(conn!.execute("ROLLBACK", [], undefined)))
+        )
+      }
+      const ended = yield* Effect.exit(end())
       if (scope !== undefined) yield* Scope.close(scope, Exit.void)
       const retry =
         unit.presumed &&

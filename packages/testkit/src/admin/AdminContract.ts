@@ -58,6 +58,8 @@ export const contract = (context: ContractContext) => {
 
     it("lists accounts newest first with their plans and owners, paged", async () => {
       const first = await makeAccount(context.target, { name: "Listed first" })
+      // A later millisecond: accounts made in the same one are listed by id (the in-memory wiring is that fast).
+      await new Promise((resolve) => setTimeout(resolve, 2))
       const second = await makeAccount(context.target, { name: "Listed second", plan: "pro" })
       expect((await admin("PATCH", `/admin/v1/accounts/${first.accountId}`, { plan_id: "scale" })).status).toBe(200)
 

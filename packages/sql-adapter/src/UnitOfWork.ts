@@ -129,11 +129,20 @@ export const noted = <A>(key: string): Effect.Effect<A | undefined> =>
 export const forget = (key: string): Effect.Effect<void> =>
   Effect.map(CurrentUnit, (unit) => void unit?.notes.delete(key))
 
-/** The pending writes as one statement (a write alone is sent as it is). */
+/**
+ * The pending writes as one statement (a write alone is sent as it is), run in the order they were
+ * made. PostgreSQL runs the writing CTEs that nothing reads after its main query, from the last
+ * listed to the first (ExecPostprocessPlan; sql-unit-of-work.test.ts pins it), so they are listed in
+ * reverse: a write made last to hold a contended row lock for the shortest time (an order's stock)
+ * does run last, and takes the lock only for the statement's after-triggers and the commit.
+ */
 const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Statement.Fragment>): Statement.Fragment =>
   writes.length === 1
     ? writes[0]!
-    : sql`WITH ${sql.join(", ", false)(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`))} SELECT 1`
+    : sql`WITH ${sql.join(
+        ", ",
+        false
+      )(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`).reverse())} SELECT 1`
 
 const run = (sql: SqlClient.SqlClient, fragment: Statement.Fragment, conn: Connection) => {
   const [text, params] = sql`${fragment}`.compile()

@@ -77,6 +77,30 @@ describe(`the SQL unit of work on ${database.label}`, () => {
     expect(await run(names(t))).toEqual(["a", "b", "c"])
   })
 
+  it("runs the writes of one statement in the order they were made (the last holds its row locks the shortest)", async () => {
+    const t = `uow_${++tables}`
+    await run(
+      Effect.flatMap(
+        sql,
+        (client) => client`CREATE TABLE ${client(t)} (name text PRIMARY KEY, n bigint GENERATED ALWAYS AS IDENTITY)`
+      )
+    )
+    const result = await delta(
+      unit(
+        Effect.gen(function* () {
+          const client = yield* sql
+          yield* UnitOfWork.writeBehind(client, yield* insert(t, "first"), yield* insert(t, "second"))
+          yield* UnitOfWork.writeBehind(client, yield* insert(t, "third"))
+        })
+      )
+    )
+    expect(result).toMatchObject({ oneStatement: 1, transaction: 0 })
+    const order = await run(
+      Effect.flatMap(sql, (client) => client<{ name: string }>`SELECT name FROM ${client(t)} ORDER BY n`)
+    )
+    expect(order.map((row) => row.name)).toEqual(["first", "second", "third"])
+  })
+
   it("sends the writes behind before the unit's next statement, which sees them", async () => {
     const t = await table()
     const result = await delta(
@@ -264,3 +288,4 @@ describe(`the SQL unit of work on ${database.label}`, () => {
     expect(await run(names(t))).toEqual(["a"])
   })
 })
+

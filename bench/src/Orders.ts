@@ -258,6 +258,15 @@ const holderKind = (holder: { state: string; wait: string }): (typeof HOLDER_KIN
       ? "writing or flushing WAL"
       : "running a statement"
 
+/** PostgreSQL's WAL flushes (fsyncs) and bytes so far, for the whole server (pg_stat_wal). */
+const walStats = async (databaseUrl: string) => {
+  const [row] = await Postgres.query<{ syncs: string; bytes: string }>(
+    databaseUrl,
+    "SELECT wal_sync AS syncs, wal_bytes::bigint AS bytes FROM pg_stat_wal"
+  )
+  return { syncs: Number(row!.syncs), bytes: Number(row!.bytes) }
+}
+
 const describeSamples = (samples: Samples) => {
   const waited = samples.filter((s) => s.waiting > 0)
   const holders = waited.flatMap((s) => s.holders)
@@ -385,6 +394,8 @@ const main = async () => {
       results.push({ connections, runs, warmupFailed })
     }
 
+    const orderCount = async () =>
+      Number((await Postgres.query<{ n: string }>(leadlineDb.url, "SELECT count(*) AS n FROM orders"))[0]!.n)
     // Outside the rounds: a commit's cost unloaded, then each Leadline variant once more with its backends sampled.
     const cost = await commitCost(leadlineDb.url)
     log(
@@ -395,16 +406,28 @@ const main = async () => {
       variant: "hot" | "untracked"
       load: Load.LoadResult
       backends: ReturnType<typeof describeSamples>
+      /** WAL flushes and bytes per order during the sampled run (the baseline idle meanwhile). */
+      wal: { syncs: number; bytes: number }
     }> = []
     for (const connections of CONNECTIONS) {
       for (const variant of ["hot", "untracked"] as const) {
         await Load.run(load(targets[variant], connections, WARMUP_SECONDS))
+        const walBefore = await walStats(leadlineDb.url)
+        const ordersBefore = await orderCount()
         const sampled = await sampleBackends(leadlineDb.url, () =>
           Load.run(load(targets[variant], connections, SECONDS))
         )
+        const walAfter = await walStats(leadlineDb.url)
+        const orders = (await orderCount()) - ordersBefore
+        const wal = {
+          syncs: (walAfter.syncs - walBefore.syncs) / orders,
+          bytes: (walAfter.bytes - walBefore.bytes) / orders
+        }
         const backends = describeSamples(sampled.samples)
-        diagnostics.push({ connections, variant, load: sampled.result, backends })
-        log(`sampled, ${connections} connections, ${variant}: ${JSON.stringify({ load: sampled.result, backends })}`)
+        diagnostics.push({ connections, variant, load: sampled.result, backends, wal })
+        log(
+          `sampled, ${connections} connections, ${variant}: ${JSON.stringify({ load: sampled.result, backends, wal })}`
+        )
       }
     }
 
@@ -517,18 +540,21 @@ const main = async () => {
       "",
       'An order is one unit of work (docs/design.md, "One statement per create"): it reads the lead and the products',
       "(plain reads, outside a transaction), then commits everything else as one statement: the order, `order.created` and",
-      "its deliveries (none here), the `Idempotency-Key`'s record, and the stock, taken by an `UPDATE` that locks the tracked",
-      "products' rows in id order and presumes them sufficient (a short one breaks `stock >= 0`, and the unit runs again",
-      "asking). The product's row lock is held from that `UPDATE` to the end of the statement, through the order's analytics",
-      "trigger (which runs at the statement's end), and until the commit's WAL is flushed; no round trip to the server process",
-      "falls inside it. Every order for that product waits for the one before it to finish all of that, so the orders for one",
-      "product are serialised: one order's time from its lock to its flushed commit is the most the product can sell per",
-      "second, whatever the connections. The untracked product runs the same statements, but its `UPDATE` matches no tracked",
-      "row, so it locks and writes nothing: the two Leadline loads differ by that lock and that write.",
+      "its deliveries (none here), the `Idempotency-Key`'s record, and, last, the stock, taken by an `UPDATE` that locks the",
+      "tracked products' rows in id order and presumes them sufficient (a short one breaks `stock >= 0`, and the unit runs",
+      "again asking). The product's row lock is held from that `UPDATE` to the end of the statement (through the order's",
+      "analytics trigger and foreign-key checks, which run at its end) and through the commit's record, but not through the",
+      "commit's flush: the statement commits with `synchronous_commit` off for its own transaction, and the server answers",
+      'only after a flush round that covers it, one round shared by the orders waiting at the same time (docs/design.md, "A',
+      "hot row's lock and the commit's flush\"). No round trip to the server process falls inside the lock. Every order for",
+      "that product waits for the one before it to finish its statement, so one order's statement under the lock is the most",
+      "the product can sell per second, whatever the connections. The untracked product runs the same statements, but its",
+      "`UPDATE` matches no tracked row, so it locks and writes nothing, and it commits as any other write does, waiting for",
+      "its own flush: the two Leadline loads differ by that lock, that write and how the flush is waited for.",
       "",
       `- The hot row's cost, in the same run: hot / untracked ${rows.map((r) => `${fixed(r.hotOverUntracked, 2)} at ${r.connections} connections`).join(", ")} (median of the per-round ratios).`,
       `- One order per product at a time: ${rows.map((r) => `${fixed(r.summary.hot.requestsPerSecond, 0)} orders/s at ${r.connections} connections is one every ${fixed(1000 / r.summary.hot.requestsPerSecond, 2)} ms`).join("; ")}: ${rows.every((r) => diagnostic(r.connections, "hot").backends.withWaiters >= 0.9) ? "the time each order held the row, since an order was waiting for it in nearly every sample (below)" : "an upper bound on the time each order held the row (it was not always waited for: below)"}.`,
-      `- The commit's flush${cost.commitP50 < 0.25 * (1000 / rows[0]!.summary.hot.requestsPerSecond) ? " is a small part of that" : ""}: a one-row \`INSERT\` committed, serial on an unloaded connection, takes ${fixed(cost.commitP50, 2)} ms at p50 (${fixed(cost.commitP99, 2)} ms p99; \`SELECT 1\` ${fixed(cost.readP50, 2)} ms), ${percent(cost.commitP50 / (1000 / rows[0]!.summary.hot.requestsPerSecond))} of the time per order at ${rows[0]!.connections} connections.`,
+      `- A commit's flush: a one-row \`INSERT\` committed, serial on an unloaded connection, takes ${fixed(cost.commitP50, 2)} ms at p50 (${fixed(cost.commitP99, 2)} ms p99; \`SELECT 1\` ${fixed(cost.readP50, 2)} ms). Under load a flush takes longer, and it is outside the hot row's lock: ${diagnostics.map((d) => `${fixed(d.wal.syncs, 2)} WAL flushes per ${d.variant} order at ${d.connections} connections`).join(", ")} (pg_stat_wal, during the sampled runs below; an order writes ${fixed(diagnostic(CONNECTIONS[0]!, "hot").wal.bytes / 1024, 1)} KiB of WAL).`,
       `- ${rows.every((r) => r.summary.hot.serverCpu < 0.8) ? "Nor is it the server's CPU" : "The server's CPU"}: ${rows.map((r) => `at ${r.connections} connections the server process used ${percent(r.summary.hot.serverCpu)} of its core on the hot product, ${percent(r.summary.untracked.serverCpu)} on the untracked one`).join("; ")} (the machine's two cores ${rows.map((r) => `${percent(r.summary.hot.machineCpu)} busy on the hot product at ${r.connections}`).join(", ")}).`
     )
     lines.push(
@@ -563,14 +589,16 @@ const main = async () => {
       `running a statement in ${both((b) => percent(b.holderKinds["running a statement"]))}, writing or flushing WAL in ${both((b) => percent(b.holderKinds["writing or flushing WAL"]))}.`,
       serverBound
         ? "Holding the lock, it mostly waits for its next statement: PostgreSQL's answer goes to the server process, which does this order's work up to its next statement (building the event and the response among it) in turn with every other request in flight, and sends it. So the rate for one product is bound by the round trips between the stock's lock and the commit, each as long as the server's event loop makes it, more than by PostgreSQL's work or the flush."
-        : "The holder's time goes mostly to PostgreSQL's work: the statements under the lock and the commit's flush bound the rate for one product.",
+        : hotFirst.holderKinds["writing or flushing WAL"] >= 0.5
+          ? "The holder's time goes mostly to flushing the WAL: the commit's flush, under the lock, bounds the rate for one product."
+          : "The holder was running its statement, not flushing: the flush is out of the lock, and the statement under it is what one product's orders queue for.",
       ...(CONNECTIONS.length > 1
         ? [
             `From ${first.connections} to ${last.connections} connections the hot rate went from ${fixed(first.summary.hot.requestsPerSecond, 0)} to ${fixed(last.summary.hot.requestsPerSecond, 0)} orders/s and its p50 from ${fixed(first.summary.hot.p50, 0)} to ${fixed(last.summary.hot.p50, 0)} ms:`,
             "the pool caps the backends at 10, and the other connections wait in the server for a backend that then queues on the row."
           ]
         : []),
-      "What would raise it is a shorter hold: less of PostgreSQL's work between the stock's lock and the commit (under it run the statement's after-triggers: the order's analytics tally, planned once since migration 0027, and the foreign-key checks), or a cheaper flush.",
+      `What is left between the two Leadline loads (hot / untracked ${rows.map((r) => fixed(r.hotOverUntracked, 2)).join(" and ")}): the orders that queue on the row (a backend waiting in ${both((b) => percent(b.withWaiters))} of the samples), the stock's write, and the wait for a flush round (the order that runs a round runs it on its own connection, and the orders that only wait give theirs back).`,
       "Orders for different products lock different rows and do not queue on each other (by design; one product is the worst case, and the one measured here)."
     ]
     lines.push("", closing.join(" "), "")

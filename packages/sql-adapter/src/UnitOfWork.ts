@@ -5,6 +5,7 @@ import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
 import { REQUEST_SECONDS } from "@leadline/core/observability/OpsMetrics"
 import { orDie } from "./internal/store.ts"
+import * as WalFlush from "./WalFlush.ts"
 
 /**
  * The SQL unit of work behind core's `Transactor` (docs/design.md, "One statement per create").
@@ -32,6 +33,10 @@ interface Unit {
   presumed: boolean
   /** What a store keeps between two of its calls in one unit (an idempotency key's fingerprint). */
   readonly notes: Map<string, unknown>
+  /** `releaseLocksBeforeFlush` was asked for. */
+  early: boolean
+  /** `awaitFlush` was asked for. */
+  flushAfter: boolean
 }
 
 const committed = (how: "one_statement" | "transaction") =>
@@ -110,6 +115,30 @@ export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Ef
   )
 
 /**
+ * For a write that locks a row every concurrent unit wants (an order's stock): where the unit
+ * ends as one statement, that statement commits without waiting for PostgreSQL to flush its WAL,
+ * so the row is free as soon as the statement has run (a transaction keeps its locks to the end
+ * of its commit, and the flush was most of the commit); the unit then ends only once a flush has
+ * covered its commit (WalFlush.ts), so its caller never answers with what a crash could take
+ * back. A unit that became a transaction commits as before. Other transactions may see the
+ * unit's writes during that flush: one that writes commits after it in the WAL, so is flushed
+ * after it; one that only reads may show them a moment before they are durable (docs/design.md,
+ * "A hot row's lock and the commit's flush").
+ */
+export const releaseLocksBeforeFlush: Effect.Effect<void> = Effect.map(CurrentUnit, (unit) => {
+  if (unit !== undefined) unit.early = true
+})
+
+/**
+ * The unit ends only once the WAL is flushed past every commit made before its end: for a unit
+ * that answers with what another unit committed (a replayed `Idempotency-Key`'s stored answer),
+ * which may have released its locks before its flush (`releaseLocksBeforeFlush`).
+ */
+export const awaitFlush: Effect.Effect<void> = Effect.map(CurrentUnit, (unit) => {
+  if (unit !== undefined) unit.flushAfter = true
+})
+
+/**
  * Marks `effect`'s statements as plain reads: SELECTs without a locking clause or anything that
  * writes. Until the unit has written, they run on its connection without opening its transaction
  * (each sees what it would see inside: PostgreSQL's READ COMMITTED takes a snapshot per
@@ -136,13 +165,20 @@ export const forget = (key: string): Effect.Effect<void> =>
  * reverse: a write made last to hold a contended row lock for the shortest time (an order's stock)
  * does run last, and takes the lock only for the statement's after-triggers and the commit.
  */
-const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Statement.Fragment>): Statement.Fragment =>
-  writes.length === 1
+const fused = (
+  sql: SqlClient.SqlClient,
+  writes: ReadonlyArray<Statement.Fragment>,
+  commitEarly = false
+): Statement.Fragment =>
+  writes.length === 1 && !commitEarly
     ? writes[0]!
     : sql`WITH ${sql.join(
         ", ",
         false
-      )(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`).reverse())} SELECT 1`
+      )(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`).reverse())} ${
+        // The setting holds for this statement's own transaction, and is read as it commits.
+        commitEarly ? sql`SELECT set_config('synchronous_commit', 'off', true)` : sql`SELECT 1`
+      }`
 
 const run = (sql: SqlClient.SqlClient, fragment: Statement.Fragment, conn: Connection) => {
   const [text, params] = sql`${fragment}`.compile()
@@ -157,7 +193,7 @@ const presumptionFailed = (exit: Exit.Exit<unknown, unknown>) =>
 const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>, mayPresume: boolean) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
-      const unit: Unit = { writes: [], mayPresume, presumed: false, notes: new Map() }
+      const unit: Unit = { writes: [], mayPresume, presumed: false, notes: new Map(), early: false, flushAfter: false }
       let scope: Scope.Closeable | undefined
       const lock = Semaphore.makeUnsafe(1)
       let conn: Connection | undefined
@@ -220,7 +256,7 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         if (Exit.isFailure(exit)) return begun ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined)) : Effect.void
         if (!begun) {
           if (written === 0) return Effect.void
-          const statement = fused(sql, unit.writes)
+          const statement = fused(sql, unit.writes, unit.early)
           // Interruptible like the unit's own statements: a request that timed out cancels it.
           return restore(Effect.asVoid(conn === undefined ? sql`${statement}` : run(sql, statement, conn)))
         }
@@ -236,13 +272,33 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         )
       }
       const ended = yield* Effect.exit(end())
-      if (scope !== undefined) yield* Scope.close(scope, Exit.void)
+      let released = false
+      const release = Effect.suspend(() => {
+        if (released || scope === undefined) return Effect.void
+        released = true
+        return Scope.close(scope, Exit.void)
+      })
+      // With the unit's connection, if it took one: a flush round may run there, or the unit gives
+      // it back while it waits. The round's failure is not a presumption's (the unit committed):
+      // never a rerun.
+      const committedEarly = unit.early && alone && written > 0
+      const durable =
+        Exit.isSuccess(exit) && Exit.isSuccess(ended) && (committedEarly || unit.flushAfter)
+          ? yield* Effect.exit(
+              restore(WalFlush.flushed(sql, conn === undefined ? undefined : { connection: conn, release }))
+            )
+          : Exit.void
+      yield* release
       const retry =
         unit.presumed &&
         ((alone && Exit.isFailure(ended) && ended.cause.reasons.some(Cause.isFailReason)) ||
           presumptionFailed(exit) ||
           presumptionFailed(ended))
-      const result: Exit.Exit<A, E | SqlError> = Exit.isFailure(ended) ? Exit.failCause(ended.cause) : exit
+      const result: Exit.Exit<A, E | SqlError> = Exit.isFailure(ended)
+        ? Exit.failCause(ended.cause)
+        : Exit.isFailure(durable)
+          ? Exit.failCause(durable.cause)
+          : exit
       if (Exit.isSuccess(result) && (begun || written > 0)) {
         yield* Metric.update(begun ? unitsEnded.transaction : unitsEnded.one_statement, 1)
       }

@@ -127,6 +127,40 @@ for (const [name, wiring] of Wirings.wirings) {
         expect(PrometheusText.value(await scrape(), "leadline_db_transactions_in_flight")).toBeGreaterThanOrEqual(0)
       })
 
+    if (name === "on SQL")
+      it("counts a WAL flush round for an order that took stock and for its replay, none for an untracked product's", async () => {
+        const product = async (sku: string, stock: number | null) => {
+          const made = await call(stage.server, "POST", "/api/v1/catalogue/products", {
+            auth: owner(),
+            json: { sku, name: sku, unit_amount: 500, currency: "USD", stock }
+          })
+          expect(made.status, made.text).toBe(201)
+          return made.body.id as string
+        }
+        const lead = await call(stage.server, "POST", "/api/v1/leads", {
+          auth: owner(),
+          json: { name: "Buyer", phone: "+5511988880077" }
+        })
+        expect(lead.status, lead.text).toBe(201)
+        const tracked = await product("FLUSH-TRACKED", 10)
+        const untracked = await product("FLUSH-UNTRACKED", null)
+        const order = (productId: string, key: string) =>
+          call(stage.server, "POST", "/api/v1/orders", {
+            auth: owner(),
+            json: { lead_id: lead.body.id, items: [{ product_id: productId, quantity: 1 }] },
+            headers: { "idempotency-key": key }
+          })
+        const rounds = async (request: () => Promise<{ status: number; text: string }>, status = 201) => {
+          const before = await scrape()
+          const reply = await request()
+          expect(reply.status, reply.text).toBe(status)
+          return delta(before, await scrape())("leadline_db_wal_flush_rounds_total")
+        }
+        expect(await rounds(() => order(untracked, "flush-untracked"))).toBe(0)
+        expect(await rounds(() => order(tracked, "flush-tracked"))).toBe(1)
+        expect(await rounds(() => order(tracked, "flush-tracked"))).toBe(1)
+      })
+
     it("counts a 429, a webhook delivered, a message received, and the queues at scrape time", async () => {
       const before = await scrape()
       const endpoint = stage.receiver.endpoint(`/metrics-${name.replace(" ", "-")}`)

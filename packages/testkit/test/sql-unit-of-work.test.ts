@@ -3,6 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "@leadline/sql-adapter/Database"
 import * as UnitOfWork from "@leadline/sql-adapter/UnitOfWork"
+import * as WalFlush from "@leadline/sql-adapter/WalFlush"
 import * as TestDatabase from "../src/TestDatabase.ts"
 
 /**
@@ -289,3 +290,143 @@ describe(`the SQL unit of work on ${database.label}`, () => {
   })
 })
 
+describe(`a unit that releases its locks before its commit's flush, on ${database.label}`, () => {
+  const flushRounds = () => run(counter(WalFlush.rounds))
+  /** A table whose rows record the commit setting of the transaction that wrote them and the WAL position then. */
+  const recorded = async () => {
+    const t = `uow_${++tables}`
+    await run(
+      Effect.flatMap(
+        sql,
+        (client) => client`CREATE TABLE ${client(t)} (name text PRIMARY KEY, setting text, lsn pg_lsn)`
+      )
+    )
+    return t
+  }
+  const record = (t: string, name: string) =>
+    Effect.map(
+      sql,
+      (client) => client`INSERT INTO ${client(t)} (name, setting, lsn)
+                         VALUES (${name}, current_setting('synchronous_commit'), pg_current_wal_insert_lsn())`
+    )
+  const rows = (t: string) =>
+    run(
+      Effect.flatMap(
+        sql,
+        (client) => client<{ name: string; setting: string; flushed: boolean }>`
+          SELECT name, setting, pg_current_wal_flush_lsn() >= lsn AS flushed FROM ${client(t)} ORDER BY name`
+      )
+    )
+  const setting = () =>
+    run(
+      Effect.flatMap(
+        sql,
+        (client) => client<{ setting: string }>`SELECT current_setting('synchronous_commit') AS setting`
+      )
+    ).then(([row]) => row!.setting)
+
+  it("commits its one statement without waiting for the flush, and ends once a flush round covered it", async () => {
+    const t = await recorded()
+    const before = await flushRounds()
+    const result = await delta(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.releaseLocksBeforeFlush
+          yield* UnitOfWork.writeBehind(yield* sql, yield* record(t, "early"))
+          return "done"
+        })
+      )
+    )
+    expect(result.exit).toEqual(Exit.succeed("done"))
+    expect(result).toMatchObject({ oneStatement: 1, transaction: 0, reruns: 0 })
+    expect(await flushRounds()).toBe(before + 1)
+    expect(await rows(t)).toEqual([{ name: "early", setting: "off", flushed: true }])
+    // The setting held for that transaction only.
+    expect(await setting()).toBe("on")
+  })
+
+  it("commits as before once it became a transaction, and runs no flush round", async () => {
+    const t = await recorded()
+    const before = await flushRounds()
+    const result = await delta(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.releaseLocksBeforeFlush
+          yield* yield* record(t, "first")
+          yield* UnitOfWork.writeBehind(yield* sql, yield* record(t, "second"))
+        })
+      )
+    )
+    expect(result).toMatchObject({ oneStatement: 0, transaction: 1 })
+    expect(await flushRounds()).toBe(before)
+    expect((await rows(t)).map((row) => row.setting)).toEqual(["on", "on"])
+  })
+
+  it("waits for a flush round when a store asks (a replayed answer), committing as usual", async () => {
+    const t = await recorded()
+    const before = await flushRounds()
+    await run(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.awaitFlush
+          yield* UnitOfWork.writeBehind(yield* sql, yield* record(t, "replayed"))
+        })
+      )
+    )
+    expect(await flushRounds()).toBe(before + 1)
+    expect(await rows(t)).toEqual([{ name: "replayed", setting: "on", flushed: true }])
+  })
+
+  it("shares one flush among the callers waiting at once, and flushes past what was written before", async () => {
+    const [{ lsn }] = (await run(
+      Effect.flatMap(sql, (client) => client<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`)
+    )) as [{ lsn: string }]
+    const before = await flushRounds()
+    await run(
+      Effect.flatMap(sql, (client) =>
+        Effect.all(
+          Array.from({ length: 20 }, () => WalFlush.flushed(client)),
+          { concurrency: 20 }
+        )
+      )
+    )
+    // The first caller's round, and one more for those that came while it ran.
+    expect(await flushRounds()).toBe(before + 2)
+    const [{ flushed }] = (await run(
+      Effect.flatMap(
+        sql,
+        (client) => client<{ flushed: boolean }>`SELECT pg_current_wal_flush_lsn() >= ${lsn}::pg_lsn AS flushed`
+      )
+    )) as [{ flushed: boolean }]
+    expect(flushed).toBe(true)
+  })
+
+  it("runs a round on the connection of the caller that runs it; the callers that only wait give theirs back", async () => {
+    const released: Array<number> = []
+    const ran: Array<number> = []
+    const before = await flushRounds()
+    await run(
+      Effect.flatMap(sql, (client) => {
+        const own = (i: number): WalFlush.Own => ({
+          // A connection that says which caller's ran the round.
+          connection: {
+            execute: (text: string) =>
+              Effect.andThen(
+                Effect.sync(() => ran.push(i)),
+                client.unsafe(text)
+              )
+          } as unknown as WalFlush.Own["connection"],
+          release: Effect.sync(() => void released.push(i))
+        })
+        return Effect.all(
+          Array.from({ length: 6 }, (_, i) => WalFlush.flushed(client, own(i))),
+          { concurrency: 6 }
+        )
+      })
+    )
+    // The first ran a round at once, the second the one after; the other four waited for that one.
+    expect(await flushRounds()).toBe(before + 2)
+    expect(ran).toEqual([0, 1])
+    expect(released.sort()).toEqual([2, 3, 4, 5])
+  })
+})

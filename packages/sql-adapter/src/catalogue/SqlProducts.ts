@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { mayPresume, presume, read } from "../UnitOfWork.ts"
+import { mayPresume, presume, read, releaseLocksBeforeFlush } from "../UnitOfWork.ts"
 import { type Product, type ProductFilter, skuTakenMessage } from "@leadline/core/catalogue/Product"
 import { merged, ProductsRepo, type StockMove } from "@leadline/core/catalogue/ProductsRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
@@ -185,7 +185,9 @@ export const layer = Layer.effect(
           if (yield* mayPresume) {
             // Enough stock presumed (UnitOfWork.ts): the units are taken with the unit's end, the rows
             // locked in id order as below; a product short of them breaks `stock >= 0` and the unit
-            // runs again, asking as below.
+            // runs again, asking as below. Every order for the product waits on its row: the unit
+            // frees it as its statement ends, before the commit's flush.
+            yield* releaseLocksBeforeFlush
             return yield* presume(sql`
               UPDATE products AS p
               SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { IdempotencyStore, type KeyRef, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
 import { orDie } from "../internal/store.ts"
-import { forget, mayPresume, note, noted, presume } from "../UnitOfWork.ts"
+import { awaitFlush, forget, mayPresume, note, noted, presume } from "../UnitOfWork.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -45,6 +45,8 @@ export const layer = Layer.effect(
           if (row === undefined || row.status === null) {
             return { _tag: "InProgress", fingerprint: row?.fingerprint ?? fingerprint } satisfies Reservation
           }
+          // The answer repeated may be a commit's whose flush is still running (an order's).
+          yield* awaitFlush
           return {
             _tag: "Completed",
             fingerprint: row.fingerprint,

@@ -5,6 +5,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migrations from "./Migrations.ts"
 import * as Notifications from "./Notifications.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as WalFlush from "./WalFlush.ts"
 
 export interface Config {
   /** A PostgreSQL server; unset means the embedded PGlite database in `dataDir`. */
@@ -69,6 +70,8 @@ export const migrate = Migrations.run
  * the `Database` service.
  */
 export const layer = (config: Config) =>
-  Layer.mergeAll(info(config.url === undefined ? "pglite" : "postgres"), Layer.effectDiscard(migrate)).pipe(
-    Layer.provideMerge(client(config))
-  )
+  Layer.mergeAll(
+    info(config.url === undefined ? "pglite" : "postgres"),
+    Layer.effectDiscard(migrate),
+    Layer.effectDiscard(Effect.flatMap(SqlClient.SqlClient, WalFlush.probe))
+  ).pipe(Layer.provideMerge(client(config)))

@@ -120,7 +120,8 @@ export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Ef
  * so the row is free as soon as the statement has run (a transaction keeps its locks to the end
  * of its commit, and the flush was most of the commit); the unit then ends only once a flush has
  * covered its commit (WalFlush.ts), so its caller never answers with what a crash could take
- * back. A unit that became a transaction commits as before. Other transactions may see the
+ * back. A unit that became a transaction commits as before, and so does every unit where the
+ * database role may not run flush rounds (`WalFlush.probe`). Other transactions may see the
  * unit's writes during that flush: one that writes commits after it in the WAL, so is flushed
  * after it; one that only reads may show them a moment before they are durable (docs/design.md,
  * "A hot row's lock and the commit's flush").
@@ -252,11 +253,12 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       // No transaction: the writes are the unit, and one statement commits them on its own.
       const alone = Exit.isSuccess(exit) && !begun
       const written = unit.writes.length
+      const committedEarly = unit.early && alone && written > 0 && WalFlush.supported(sql)
       const end = (): Effect.Effect<void, SqlError> => {
         if (Exit.isFailure(exit)) return begun ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined)) : Effect.void
         if (!begun) {
           if (written === 0) return Effect.void
-          const statement = fused(sql, unit.writes, unit.early)
+          const statement = fused(sql, unit.writes, committedEarly)
           // Interruptible like the unit's own statements: a request that timed out cancels it.
           return restore(Effect.asVoid(conn === undefined ? sql`${statement}` : run(sql, statement, conn)))
         }
@@ -281,7 +283,6 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       // With the unit's connection, if it took one: a flush round may run there, or the unit gives
       // it back while it waits. The round's failure is not a presumption's (the unit committed):
       // never a rerun.
-      const committedEarly = unit.early && alone && written > 0
       const durable =
         Exit.isSuccess(exit) && Exit.isSuccess(ended) && (committedEarly || unit.flushAfter)
           ? yield* Effect.exit(

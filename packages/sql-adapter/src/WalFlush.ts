@@ -32,6 +32,30 @@ export const flushed = (sql: SqlClient.SqlClient, own?: Own): Effect.Effect<void
     )
   })
 
+/**
+ * Whether rounds can run here: `probe` found that this role may write the round's record (a
+ * managed PostgreSQL may not let it). Until probed, and where not, units commit as before.
+ */
+export const supported = (sql: SqlClient.SqlClient): boolean => stateOf(sql).supported
+
+/** Asks PostgreSQL, once, as the database layer starts. */
+export const probe = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =>
+  // By name: PostgreSQL 17 (PGlite's) added a fourth argument with a default.
+  sql<{ allowed: boolean | null }>`
+    SELECT bool_or(has_function_privilege(p.oid, 'EXECUTE')) AS allowed FROM pg_catalog.pg_proc AS p
+    WHERE p.proname = 'pg_logical_emit_message' AND p.pronamespace = 'pg_catalog'::regnamespace
+      AND p.proargtypes[2] = 'text'::regtype`.pipe(
+    Effect.flatMap(([row]) => {
+      const allowed = row?.allowed === true
+      stateOf(sql).supported = allowed
+      return allowed
+        ? Effect.void
+        : Effect.logWarning(
+            "This database role may not call pg_logical_emit_message: units commit with their flush as before, and orders for one product wait for each other's (docs/design.md, \"A hot row's lock and the commit's flush\")"
+          )
+    })
+  )
+
 /** A caller's connection, and how it gives it back when it only waits. */
 export interface Own {
   readonly connection: Connection
@@ -50,6 +74,7 @@ export const rounds = Metric.counter("leadline_db_wal_flush_rounds_total", {
  * a round's end and the start of the next) costs a flush, never a commit left unflushed.
  */
 interface State {
+  supported: boolean
   running: Deferred.Deferred<void, SqlError> | undefined
   following: Deferred.Deferred<void, SqlError> | undefined
 }
@@ -59,7 +84,7 @@ const byClient = new WeakMap<SqlClient.SqlClient, State>()
 const stateOf = (sql: SqlClient.SqlClient): State => {
   let state = byClient.get(sql)
   if (state === undefined) {
-    state = { running: undefined, following: undefined }
+    state = { supported: false, running: undefined, following: undefined }
     byClient.set(sql, state)
   }
   return state

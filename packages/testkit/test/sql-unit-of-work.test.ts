@@ -325,6 +325,10 @@ describe(`a unit that releases its locks before its commit's flush, on ${databas
       )
     ).then(([row]) => row!.setting)
 
+  it("runs flush rounds here: the database layer asked PostgreSQL whether this role may write their record", async () => {
+    expect(await run(Effect.map(sql, WalFlush.supported))).toBe(true)
+  })
+
   it("commits its one statement without waiting for the flush, and ends once a flush round covered it", async () => {
     const t = await recorded()
     const before = await flushRounds()

@@ -99,6 +99,9 @@ describe("the README", () => {
       '{"error":"Cannot change status from delivered to pending","code":"invalid_transition","details":[]}'
     )
     expect(out).toContain("order.created order.status_changed order.status_changed")
+    // Order notices on: each status move queued a text to Grace; the last says delivered, in WhatsApp's word.
+    expect(out).toContain('{"enabled":true,"template":null}')
+    expect(out).toMatch(/\nYour order ord_[0-9a-z]{26} is now completed\.\n/)
     // The knowledge base, the agent and its simulation with the builtin model.
     expect(out).toContain("all_terms Fees, some_terms Delivery")
     expect(out).toContain("\nanswer\nDelivery costs R$ 12, free above R$ 150.\nretrieval-v1\nkeyword\n")

@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { CampaignsApi } from "./campaigns/CampaignsApi.ts"
 import { CatalogueApi } from "./catalogue/CatalogueApi.ts"
+import { OrderNoticesApi } from "./orders/OrderNoticesApi.ts"
 import { OrdersApi } from "./orders/OrdersApi.ts"
 import { KnowledgeApi } from "./knowledge/KnowledgeApi.ts"
 import { AgentsApi } from "./agents/AgentsApi.ts"
@@ -26,6 +27,7 @@ export class Api extends HttpApi.make("leadline")
   .add(CampaignsApi)
   .add(CatalogueApi)
   .add(OrdersApi)
+  .add(OrderNoticesApi)
   .add(KnowledgeApi)
   .add(AgentsApi)
   .add(AiApi)

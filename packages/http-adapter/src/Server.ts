@@ -10,6 +10,7 @@ import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as KeysHandlers from "./keys/KeysHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
+import * as OrderNoticesHandlers from "./orders/OrderNoticesHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
 import * as AnalyticsHandlers from "./analytics/AnalyticsHandlers.ts"
 import * as KnowledgeHandlers from "./knowledge/KnowledgeHandlers.ts"
@@ -51,6 +52,7 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
     CampaignsHandlers.layer,
     CatalogueHandlers.layer,
     OrdersHandlers.layer,
+    OrderNoticesHandlers.layer,
     AnalyticsHandlers.layer,
     KnowledgeHandlers.layer,
     AgentsHandlers.layer,

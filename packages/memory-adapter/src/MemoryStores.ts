@@ -11,6 +11,7 @@ import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
+import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
 import * as MemoryMessageUsage from "./usage/MemoryMessageUsage.ts"
@@ -35,6 +36,7 @@ export const all = [
   MemoryCampaigns.layer,
   MemoryProducts.layer,
   MemoryOrders.layer,
+  MemoryOrderNoticeSettings.layer,
   MemoryKnowledge.layer,
   MemoryAgents.layer,
   MemoryAgentJobs.layer

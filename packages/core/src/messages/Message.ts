@@ -60,15 +60,19 @@ const Component = Schema.Record(Schema.String, Schema.Unknown).check(
   )
 )
 
+/** A WhatsApp template's name and language, as Meta spells them. */
+export const TemplateName = Text.check(
+  Schema.isPattern(/^[a-z0-9_]{1,512}$/, {
+    message: "template.name must be 1 to 512 lower-case letters, digits or underscores"
+  })
+)
+export const TemplateLanguage = Text.check(
+  Schema.isPattern(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: "template.language must look like en or en_US" })
+)
+
 export const Template = Schema.Struct({
-  name: Text.check(
-    Schema.isPattern(/^[a-z0-9_]{1,512}$/, {
-      message: "template.name must be 1 to 512 lower-case letters, digits or underscores"
-    })
-  ),
-  language: Text.check(
-    Schema.isPattern(/^[a-z]{2,3}(_[A-Z]{2})?$/, { message: "template.language must look like en or en_US" })
-  ),
+  name: TemplateName,
+  language: TemplateLanguage,
   components: Schema.optional(
     Schema.Array(Component).check(Schema.isMaxLength(10, { message: "at most 10 components" }))
   )

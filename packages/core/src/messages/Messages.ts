@@ -60,6 +60,18 @@ export class Messages extends Context.Service<
       agentId: string,
       text: string
     ) => Effect.Effect<Message, Conflict | WindowClosed | LimitReached>
+    /**
+     * A message the system sends a lead on a user's behalf (an order's status notice), queued as
+     * any send is, into the lead's most recent conversation on an active channel: no principal,
+     * the caller's transaction. It never starts a conversation (`NotFound` where the lead has
+     * none), so a refusal leaves nothing written.
+     */
+    readonly notify: (
+      accountId: string,
+      userId: string,
+      leadId: string,
+      input: SendMessage
+    ) => Effect.Effect<Message, NotFound | Conflict | WindowClosed | LimitReached>
   }
 >()("core/Messages") {
   static readonly layer: Layer.Layer<
@@ -213,7 +225,22 @@ export class Messages extends Context.Service<
           queue(accountId, { type: "agent", id: agentId }, conversation, { type: "text", text })
         )
 
-      return Messages.of({ list, get, send, sendToLead, reply })
+      const notify = (accountId: string, userId: string, leadId: string, input: SendMessage) =>
+        transactor.withTransaction(
+          Effect.gen(function* () {
+            // Newest first: the thread the lead wrote in last, if its channel still sends.
+            const threads = yield* conversations.list(accountId, { lead_id: leadId }, { limit: 20, offset: 0 })
+            for (const conversation of threads.items) {
+              const channel = yield* channels.find(accountId, conversation.channel_id)
+              if (channel?.status === "active") {
+                return yield* queue(accountId, { type: "user", id: userId }, conversation, input)
+              }
+            }
+            return yield* new NotFound({ resource: "conversation", id: leadId })
+          })
+        )
+
+      return Messages.of({ list, get, send, sendToLead, reply, notify })
     })
   )
 }

@@ -1,6 +1,6 @@
 import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
 import * as Slice from "../Slice.ts"
-import { Orders } from "../orders/Orders.ts"
+import * as OrdersSlice from "../orders/OrdersSlice.ts"
 import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
 import { Inbound } from "../whatsapp/Inbound.ts"
 import { Layer } from "effect"
@@ -14,7 +14,7 @@ export const slice = Slice.make({
   layer: Layer.mergeAll(Messages.layer, Inbound.layer).pipe(
     Layer.provideMerge(MessageStatuses.layer.pipe(Layer.provide(CampaignProgress.layer))),
     // WhatsApp `order` messages place orders as the orders slice does.
-    Layer.provide(WhatsAppOrders.layer.pipe(Layer.provide(Orders.layer)))
+    Layer.provide(WhatsAppOrders.layer.pipe(Layer.provide(OrdersSlice.layer)))
   ),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged],
   metrics: MessageMetrics.metrics

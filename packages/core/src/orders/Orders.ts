@@ -21,6 +21,7 @@ import { FinalWrites, Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
 import { CreateOrder, type Order, type OrderFilter, UpdateOrder } from "./Order.ts"
 import * as OrderEvents from "./OrderEvents.ts"
+import { OrderNotices } from "./OrderNotices.ts"
 import * as OrderPricing from "./OrderPricing.ts"
 import * as OrderState from "./OrderState.ts"
 import { OrdersRepo } from "./OrdersRepo.ts"
@@ -65,132 +66,137 @@ export class Orders extends Context.Service<
     >
   }
 >()("core/Orders") {
-  static readonly layer: Layer.Layer<Orders, never, OrdersRepo | ProductsRepo | LeadsRepo | Transactor | Outbox> =
-    Layer.effect(
-      Orders,
-      Effect.gen(function* () {
-        const repo = yield* OrdersRepo
-        const products = yield* ProductsRepo
-        const leads = yield* LeadsRepo
-        const transactor = yield* Transactor
-        const outbox = yield* Outbox
-        const withOutbox = Effect.provideService(Outbox, outbox)
-        const notFound = (id: string) => new NotFound({ resource: "order", id })
-        const decodeCreate = decodeInput(CreateOrder, "order")
-        const decodeUpdate = decodeInput(UpdateOrder, "order")
+  static readonly layer: Layer.Layer<
+    Orders,
+    never,
+    OrdersRepo | ProductsRepo | LeadsRepo | Transactor | Outbox | OrderNotices
+  > = Layer.effect(
+    Orders,
+    Effect.gen(function* () {
+      const repo = yield* OrdersRepo
+      const products = yield* ProductsRepo
+      const leads = yield* LeadsRepo
+      const transactor = yield* Transactor
+      const outbox = yield* Outbox
+      const notices = yield* OrderNotices
+      const withOutbox = Effect.provideService(Outbox, outbox)
+      const notFound = (id: string) => new NotFound({ resource: "order", id })
+      const decodeCreate = decodeInput(CreateOrder, "order")
+      const decodeUpdate = decodeInput(UpdateOrder, "order")
 
-        const instant = (field: "created_after" | "created_before", value: string | undefined) => {
-          if (value === undefined) return Effect.succeed(undefined)
-          const millis = Date.parse(value)
-          return Number.isNaN(millis)
-            ? Effect.fail(invalidField(field, "must be an ISO 8601 time", "query"))
-            : Effect.succeed(new Date(millis).toISOString())
+      const instant = (field: "created_after" | "created_before", value: string | undefined) => {
+        if (value === undefined) return Effect.succeed(undefined)
+        const millis = Date.parse(value)
+        return Number.isNaN(millis)
+          ? Effect.fail(invalidField(field, "must be an ISO 8601 time", "query"))
+          : Effect.succeed(new Date(millis).toISOString())
+      }
+
+      const list = Effect.fnUntraced(function* (filter: OrderFilter, page: Pagination.Page) {
+        const principal = yield* authorize("orders.view")
+        const normalised: OrderFilter = {
+          ...filter,
+          created_after: yield* instant("created_after", filter.created_after),
+          created_before: yield* instant("created_before", filter.created_before)
         }
+        const slice = yield* repo.list(principal.accountId, normalised, page)
+        return { orders: slice.items, meta: Pagination.meta(page, slice.total) }
+      }, Tracing.span("Orders.list"))
 
-        const list = Effect.fnUntraced(function* (filter: OrderFilter, page: Pagination.Page) {
-          const principal = yield* authorize("orders.view")
-          const normalised: OrderFilter = {
-            ...filter,
-            created_after: yield* instant("created_after", filter.created_after),
-            created_before: yield* instant("created_before", filter.created_before)
-          }
-          const slice = yield* repo.list(principal.accountId, normalised, page)
-          return { orders: slice.items, meta: Pagination.meta(page, slice.total) }
-        }, Tracing.span("Orders.list"))
+      const get = Effect.fnUntraced(function* (id: string) {
+        const principal = yield* authorize("orders.view")
+        return (yield* repo.find(principal.accountId, id)) ?? (yield* notFound(id))
+      }, Tracing.span("Orders.get"))
 
-        const get = Effect.fnUntraced(function* (id: string) {
-          const principal = yield* authorize("orders.view")
-          return (yield* repo.find(principal.accountId, id)) ?? (yield* notFound(id))
-        }, Tracing.span("Orders.get"))
-
-        const create = Effect.fnUntraced(function* (raw: CreateOrder, origin: Origin = { source: "api" }) {
-          const principal = yield* authorize("orders.create")
-          const input = yield* decodeCreate(raw)
-          const accountId = principal.accountId
-          if ((yield* leads.find(accountId, input.lead_id)) === undefined) {
-            return yield* invalidField("lead_id", "no such lead in this account")
-          }
-          const named = yield* products.findMany(accountId, {
-            ids: input.items.flatMap((line) => (line.product_id === undefined ? [] : [line.product_id])),
-            skus: input.items.flatMap((line) => (line.sku === undefined ? [] : [line.sku]))
+      const create = Effect.fnUntraced(function* (raw: CreateOrder, origin: Origin = { source: "api" }) {
+        const principal = yield* authorize("orders.create")
+        const input = yield* decodeCreate(raw)
+        const accountId = principal.accountId
+        if ((yield* leads.find(accountId, input.lead_id)) === undefined) {
+          return yield* invalidField("lead_id", "no such lead in this account")
+        }
+        const named = yield* products.findMany(accountId, {
+          ids: input.items.flatMap((line) => (line.product_id === undefined ? [] : [line.product_id])),
+          skus: input.items.flatMap((line) => (line.sku === undefined ? [] : [line.sku]))
+        })
+        const priced = yield* OrderPricing.price(input, named)
+        const now = yield* Ids.now
+        const items = []
+        for (const item of priced.items) items.push({ id: yield* Ids.make("li"), ...item })
+        const order: Order = {
+          id: yield* Ids.make("ord"),
+          lead_id: input.lead_id,
+          status: "pending",
+          payment_status: "unpaid",
+          currency: priced.currency,
+          items,
+          amount_subtotal: priced.amount_subtotal,
+          amount_shipping: priced.amount_shipping,
+          amount_discount: priced.amount_discount,
+          amount_total: priced.amount_total,
+          note: input.note ?? null,
+          tracking: null,
+          source: origin.source,
+          whatsapp_message_id: origin.source === "whatsapp" ? origin.wamid : null,
+          metadata: input.metadata ?? {},
+          version: 1,
+          created_at: now,
+          updated_at: now,
+          confirmed_at: null,
+          shipped_at: null,
+          delivered_at: null,
+          cancelled_at: null,
+          paid_at: null,
+          refunded_at: null
+        }
+        const finalWrites = yield* Effect.serviceOption(FinalWrites)
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            yield* repo.insert(accountId, order)
+            yield* emit(OrderEvents.created, order).pipe(withOutbox)
+            // Last, so that a product's row is locked from here to the commit only: every other order
+            // for that product waits on it. Under an Idempotency-Key, after the key's record too (the
+            // caller's final write). A short product fails the order after its writes, and the
+            // transaction's rollback takes them back.
+            const take = products.takeStock(accountId, priced.moves, now)
+            if (Option.isSome(finalWrites) && priced.moves.length > 0) yield* finalWrites.value.defer(take)
+            else yield* take
+            return order
           })
-          const priced = yield* OrderPricing.price(input, named)
-          const now = yield* Ids.now
-          const items = []
-          for (const item of priced.items) items.push({ id: yield* Ids.make("li"), ...item })
-          const order: Order = {
-            id: yield* Ids.make("ord"),
-            lead_id: input.lead_id,
-            status: "pending",
-            payment_status: "unpaid",
-            currency: priced.currency,
-            items,
-            amount_subtotal: priced.amount_subtotal,
-            amount_shipping: priced.amount_shipping,
-            amount_discount: priced.amount_discount,
-            amount_total: priced.amount_total,
-            note: input.note ?? null,
-            tracking: null,
-            source: origin.source,
-            whatsapp_message_id: origin.source === "whatsapp" ? origin.wamid : null,
-            metadata: input.metadata ?? {},
-            version: 1,
-            created_at: now,
-            updated_at: now,
-            confirmed_at: null,
-            shipped_at: null,
-            delivered_at: null,
-            cancelled_at: null,
-            paid_at: null,
-            refunded_at: null
-          }
-          const finalWrites = yield* Effect.serviceOption(FinalWrites)
-          return yield* transactor.withTransaction(
-            Effect.gen(function* () {
-              yield* repo.insert(accountId, order)
-              yield* emit(OrderEvents.created, order).pipe(withOutbox)
-              // Last, so that a product's row is locked from here to the commit only: every other order
-              // for that product waits on it. Under an Idempotency-Key, after the key's record too (the
-              // caller's final write). A short product fails the order after its writes, and the
-              // transaction's rollback takes them back.
-              const take = products.takeStock(accountId, priced.moves, now)
-              if (Option.isSome(finalWrites) && priced.moves.length > 0) yield* finalWrites.value.defer(take)
-              else yield* take
-              return order
-            })
-          )
-        }, Tracing.span("Orders.create"))
+        )
+      }, Tracing.span("Orders.create"))
 
-        const update = Effect.fnUntraced(function* (id: string, raw: UpdateOrder, ifMatch?: string) {
-          const principal = yield* authorize("orders.update")
-          const input = yield* decodeUpdate(raw)
-          const accountId = principal.accountId
-          return yield* transactor.withTransaction(
-            Effect.gen(function* () {
-              const current = yield* repo.findForUpdate(accountId, id)
-              if (current === undefined) return yield* notFound(id)
-              yield* Versioned.checkIfMatch(ifMatch, current.version)
-              const now = yield* Ids.now
-              const next = yield* moved(current, input, now)
-              const advanced = Versioned.advance(current, next, now)
-              if (advanced === current) return current
-              if (OrderState.returnsStock(current.status, advanced.status)) {
-                yield* products.returnStock(accountId, stockOf(current), now)
-              }
-              yield* repo.update(accountId, advanced)
-              if (advanced.status !== current.status || advanced.payment_status !== current.payment_status) {
-                yield* emit(OrderEvents.statusChanged, advanced, Versioned.previousAttributes(current, advanced)).pipe(
-                  withOutbox
-                )
-              }
-              return advanced
-            })
-          )
-        }, Tracing.span("Orders.update"))
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateOrder, ifMatch?: string) {
+        const principal = yield* authorize("orders.update")
+        const input = yield* decodeUpdate(raw)
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const current = yield* repo.findForUpdate(accountId, id)
+            if (current === undefined) return yield* notFound(id)
+            yield* Versioned.checkIfMatch(ifMatch, current.version)
+            const now = yield* Ids.now
+            const next = yield* moved(current, input, now)
+            const advanced = Versioned.advance(current, next, now)
+            if (advanced === current) return current
+            if (OrderState.returnsStock(current.status, advanced.status)) {
+              yield* products.returnStock(accountId, stockOf(current), now)
+            }
+            yield* repo.update(accountId, advanced)
+            if (advanced.status !== current.status || advanced.payment_status !== current.payment_status) {
+              yield* emit(OrderEvents.statusChanged, advanced, Versioned.previousAttributes(current, advanced)).pipe(
+                withOutbox
+              )
+            }
+            if (advanced.status !== current.status) yield* notices.statusMoved(accountId, principal.userId, advanced)
+            return advanced
+          })
+        )
+      }, Tracing.span("Orders.update"))
 
-        return Orders.of({ list, get, create, update })
-      })
-    )
+      return Orders.of({ list, get, create, update })
+    })
+  )
 }
 
 /** What an order took from its products, given back when it is cancelled before it ships. */

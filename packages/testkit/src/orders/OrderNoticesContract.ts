@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { createChannel } from "../channels/ChannelsResource.ts"
 import { makeConversation } from "../conversations/ConversationsResource.ts"
 import { makeKey } from "../Fixtures.ts"
 import { call } from "../Http.ts"
@@ -131,6 +132,38 @@ export const contract = (context: ContractContext) => {
         auth: owner()
       })
       expect(threads.body.conversations).toEqual([])
+      expect((await configure({ enabled: false })).status).toBe(200)
+    })
+
+    it("skips a text to a lead whose window is closed, and the template still goes to them", async () => {
+      // A thread the account opened with a template: the lead never wrote, so no text may follow.
+      const channel = await createChannel(context.target, owner())
+      const lead = await createLead(context.target, owner())
+      const opened = await call(context.target, "POST", "/api/v1/messages", {
+        auth: owner(),
+        json: { type: "template", template: TEMPLATE, lead_id: lead.id, channel_id: channel.id }
+      })
+      expect(opened.status, opened.text).toBe(201)
+      const conversationId = opened.body.conversation_id as string
+      const order = await orderFor(lead.id)
+
+      expect((await configure({ enabled: true, template: null })).status).toBe(200)
+      expect((await move(order.id, { status: "confirmed" })).status).toBe("confirmed")
+      expect((await outbound(conversationId)).map((m) => m.id)).toEqual([opened.body.id])
+
+      expect((await configure({ template: TEMPLATE })).status).toBe(200)
+      await move(order.id, { status: "shipped" })
+      const [notice, ...before] = await outbound(conversationId)
+      expect(before.map((m) => m.id)).toEqual([opened.body.id])
+      expect(notice?.template.components).toEqual([
+        {
+          type: "body",
+          parameters: [
+            { type: "text", text: order.id },
+            { type: "text", text: "shipped" }
+          ]
+        }
+      ])
       expect((await configure({ enabled: false })).status).toBe(200)
     })
   })

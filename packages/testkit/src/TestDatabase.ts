@@ -17,7 +17,8 @@ export interface TestDatabase {
   readonly dispose: () => Promise<void>
 }
 
-const adminQuery = (url: string, statement: string) =>
+/** One statement on the PostgreSQL server at `url`, on a connection of its own (as its superuser, in the tests). */
+export const adminQuery = (url: string, statement: string) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {

@@ -1,4 +1,4 @@
-import { Effect, Exit, Layer, ManagedRuntime, Metric } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Metric, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "@leadline/sql-adapter/Database"
@@ -433,4 +433,56 @@ describe(`a unit that releases its locks before its commit's flush, on ${databas
     expect(ran).toEqual([0, 1])
     expect(released.sort()).toEqual([2, 3, 4, 5])
   })
+
+  // Only a server has roles: where TEST_DATABASE_URL names one.
+  const serverUrl = process.env.TEST_DATABASE_URL
+  if (database.kind === "postgres" && serverUrl !== undefined)
+    it("commits as before where the role may not write a round's record, and runs no round", async () => {
+      const name = `ll_noflush_${crypto.randomUUID().slice(0, 8)}`
+      const inDatabase = new URL(serverUrl)
+      inDatabase.pathname = `/${name}`
+      const asRole = new URL(inDatabase)
+      asRole.username = name
+      asRole.password = ""
+      await TestDatabase.adminQuery(serverUrl, `CREATE ROLE ${name} LOGIN`)
+      await TestDatabase.adminQuery(serverUrl, `CREATE DATABASE ${name} OWNER ${name}`)
+      const restricted = ManagedRuntime.make(
+        Database.client({ url: Redacted.make(asRole.toString()), dataDir: Database.MEMORY }).pipe(Layer.orDie)
+      )
+      try {
+        await TestDatabase.adminQuery(
+          inDatabase.toString(),
+          "REVOKE EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message(boolean, text, text) FROM PUBLIC"
+        )
+        const before = await flushRounds()
+        const [supported, rows] = await restricted.runPromise(
+          Effect.gen(function* () {
+            const client = yield* sql
+            yield* WalFlush.probe(client)
+            yield* client`CREATE TABLE recorded (name text PRIMARY KEY, setting text)`
+            yield* UnitOfWork.withUnit(
+              client,
+              Effect.gen(function* () {
+                yield* UnitOfWork.releaseLocksBeforeFlush
+                yield* UnitOfWork.writeBehind(
+                  client,
+                  client`INSERT INTO recorded VALUES ('refused', current_setting('synchronous_commit'))`
+                )
+              })
+            )
+            return [
+              WalFlush.supported(client),
+              yield* client<{ name: string; setting: string }>`SELECT name, setting FROM recorded`
+            ] as const
+          })
+        )
+        expect(supported).toBe(false)
+        expect(rows).toEqual([{ name: "refused", setting: "on" }])
+        expect(await flushRounds()).toBe(before)
+      } finally {
+        await restricted.dispose()
+        await TestDatabase.adminQuery(serverUrl, `DROP DATABASE ${name} WITH (FORCE)`)
+        await TestDatabase.adminQuery(serverUrl, `DROP ROLE ${name}`)
+      }
+    })
 })

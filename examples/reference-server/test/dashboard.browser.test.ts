@@ -253,6 +253,25 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     expect(errors.take()).toEqual([])
   })
 
+  it("turns the order status notices on from the Orders page", async () => {
+    await open("Orders")
+    await page.getByText("Status notices to leads", { exact: true }).click()
+    const state = page.getByRole("status", { name: "Status notices" })
+    await state.filter({ hasText: "Off" }).waitFor()
+    const form = page.getByRole("form", { name: "Status notices to leads" })
+    await form.getByRole("checkbox", { name: /^Message the lead/ }).check()
+    await form.getByLabel("Template name").fill("order_update")
+    await form.getByLabel("Template language").fill("pt_BR")
+    await form.getByRole("button", { name: "Save notices" }).click()
+    await state.filter({ hasText: "On: template order_update (pt_BR)" }).waitFor()
+    expect((await api("GET", "/api/v1/settings/order-notifications", ownerKey)).body).toEqual({
+      enabled: true,
+      template: { name: "order_update", language: "pt_BR" }
+    })
+    await Browsers.screenshots(page, "orders-notices")
+    expect(errors.take()).toEqual([])
+  })
+
   it("adds a product, a knowledge source and an agent, and simulates the agent's answer", async () => {
     await open("Products")
     await page.getByText("Add a product", { exact: true }).click()

@@ -2,14 +2,16 @@ import { useState } from "preact/hooks"
 import { call } from "../api.ts"
 import type { Session } from "../session.ts"
 import { Listing, money, Page, useLoad, when } from "../ui.tsx"
+import { OrderNotices } from "./OrderNotices.tsx"
 
-/** Orders, newest first, with their two states and totals. */
+/** Orders, newest first, with their two states and totals; the account's status notices. */
 export const Orders = (props: { session: Extract<Session, { kind: "account" }> }) => {
   const token = props.session.token
   const [offset, setOffset] = useState(0)
   const list = useLoad(() => call(token, (client) => client.orders.list({ query: { offset } })), [token, offset])
   return (
     <Page title="Orders">
+      <OrderNotices token={token} />
       <Listing
         loaded={list}
         rows={(data) => data.orders}

@@ -274,12 +274,8 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         )
       }
       const ended = yield* Effect.exit(end())
-      let released = false
-      const release = Effect.suspend(() => {
-        if (released || scope === undefined) return Effect.void
-        released = true
-        return Scope.close(scope, Exit.void)
-      })
+      // Closing a closed scope does nothing: a unit that gave its connection back while it waited closes it again.
+      const release = Effect.suspend(() => (scope === undefined ? Effect.void : Scope.close(scope, Exit.void)))
       // With the unit's connection, if it took one: a flush round may run there, or the unit gives
       // it back while it waits. The round's failure is not a presumption's (the unit committed):
       // never a rerun.

@@ -230,13 +230,10 @@ export class Messages extends Context.Service<
           Effect.gen(function* () {
             // Newest first: the thread the lead wrote in last, if its channel still sends.
             const threads = yield* conversations.list(accountId, { lead_id: leadId }, { limit: 20, offset: 0 })
-            for (const conversation of threads.items) {
-              const channel = yield* channels.find(accountId, conversation.channel_id)
-              if (channel?.status === "active") {
-                return yield* queue(accountId, { type: "user", id: userId }, conversation, input)
-              }
-            }
-            return yield* new NotFound({ resource: "conversation", id: leadId })
+            const sending = new Set((yield* channels.active(accountId)).map((channel) => channel.id))
+            const conversation = threads.items.find((thread) => sending.has(thread.channel_id))
+            if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: leadId })
+            return yield* queue(accountId, { type: "user", id: userId }, conversation, input)
           })
         )
 

@@ -87,10 +87,13 @@ const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready:
 
 export const ADMIN_TOKEN = "lla_bench_token"
 
+/** Runs the workspace's packages from their sources (their `exports` condition), as `npm start` does. */
+const SOURCE_CONDITION = "--conditions=@leadline/source"
+
 /** Leadline's reference server from this checkout, or from `checkout` (another version, for a before/after run). */
 export const leadline = (databaseUrl: string, env: Record<string, string> = {}, checkout: string = root) =>
   launch(
-    ["examples/reference-server/src/main.ts"],
+    [SOURCE_CONDITION, "packages/server/src/main.ts"],
     {
       DATABASE_URL: databaseUrl,
       PORT: "0",
@@ -110,7 +113,7 @@ export const leadline = (databaseUrl: string, env: Record<string, string> = {}, 
 export const leadlineEmbedded = (dataDir: string, env: Record<string, string> = {}) => {
   const { DATABASE_URL: _ignored, ...inherited } = process.env
   return launch(
-    ["examples/reference-server/src/main.ts"],
+    [SOURCE_CONDITION, "packages/server/src/main.ts"],
     {
       ...(inherited as Record<string, string>),
       DATABASE_URL: "",
@@ -136,7 +139,7 @@ export const baseline = (databaseUrl: string) =>
 
 export const worker = (databaseUrl: string, env: Record<string, string> = {}) =>
   launch(
-    ["examples/reference-server/bin/leadline.ts", "worker"],
+    [SOURCE_CONDITION, "packages/server/src/bin/leadline.ts", "worker"],
     {
       DATABASE_URL: databaseUrl,
       LEADLINE_DATA_DIR: mkdtempSync(join(tmpdir(), "leadline-bench-")),

@@ -1,6 +1,6 @@
 import { builtinModules } from "node:module"
 import { gzipSync } from "node:zlib"
-import { defineConfig, type Plugin } from "vite"
+import { defaultClientConditions, defineConfig, type Plugin } from "vite"
 
 /**
  * The page must run in any browser: a `node:` module (or a bare Node built-in) reaching the
@@ -45,7 +45,10 @@ const bundleBudget = (): Plugin => ({
 export default defineConfig({
   base: "/dashboard/",
   plugins: [noNodeModules(), bundleBudget()],
+  // The workspace's packages from their sources: the page builds without building them first.
+  resolve: { conditions: ["@leadline/source", ...defaultClientConditions] },
   // The budget above is the size check that matters; Vite's own 500 KB warning is about raw size.
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022", chunkSizeWarningLimit: 1024 },
+  // Into the server package, which serves it and packs it.
+  build: { outDir: "../server/dist/dashboard", emptyOutDir: true, target: "es2022", chunkSizeWarningLimit: 1024 },
   logLevel: "info"
 })

@@ -1,4 +1,4 @@
 import { defineConfig } from "vitest/config"
-import { shared } from "../../vitest.shared.ts"
+import { config } from "../../vitest.shared.ts"
 
-export default defineConfig({ test: { ...shared, include: ["test/**/*.test.ts"] } })
+export default defineConfig(config())

@@ -1,4 +1,5 @@
-import { runMain } from "./RunMain.ts"
-import { serve } from "./Serve.ts"
+import { runMain, serve } from "@leadline/server"
 
+// The whole reference server is the `@leadline/server` package; this example runs it as an app of
+// your own would: configured from the environment, on the embedded database unless DATABASE_URL is set.
 runMain(serve)

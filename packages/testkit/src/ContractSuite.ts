@@ -20,7 +20,7 @@ export interface SuiteOptions {
 type Mutable<A> = { -readonly [K in keyof A]: A[K] }
 
 /**
- * The HTTP contract of Leadline (CONTRACT.md), written once against a base URL
+ * The HTTP contract of Leadline (docs/contract.md), written once against a base URL
  * and an admin token: it runs on the in-memory wiring, on the SQL wirings and
  * against any live deployment. Each slice of `Resources.ts` brings its part; this
  * runner adds what no one resource owns (the request envelope) and the tests

@@ -30,6 +30,10 @@ export interface Context {
   readonly receiver?: MockReceiver.MockReceiver | undefined
 }
 
+/** A webhook URL at `path` on the context's receiver, or one that never resolves when it has none. */
+export const receiverUrl = (context: Context, path: string): string =>
+  context.receiver?.endpoint(path).url ?? `https://receiver.invalid${path}/${crypto.randomUUID()}`
+
 /**
  * What lets a request through: a valid key of any scope, one of the scopes (the
  * narrowest, which a 403 names, first), only a key with no scopes (full access),

@@ -1,9 +1,8 @@
 import type { Scope } from "@leadline/core/auth/Scopes"
 import type { ContractTarget, SuiteOptions } from "./ContractSuite.ts"
 import type { AccountFixture } from "./Fixtures.ts"
-import type * as MockReceiver from "./MockReceiver.ts"
 import type * as Resource from "./Resource.ts"
-import type { Running } from "./TestServer.ts"
+import type { Target } from "./TestServer.ts"
 
 /**
  * What a slice brings to the testkit: the descriptors of its resources, its part
@@ -59,7 +58,5 @@ export interface ContractContext {
 
 /** What the OWASP runner shares with the slices; set in its `beforeAll`, like `ContractContext`. */
 export interface SecurityContext extends Resource.Context {
-  readonly target: Running
-  /** Serves webhook endpoints; the server allows loopback receivers. */
-  readonly receiver: MockReceiver.MockReceiver
+  readonly target: Target
 }

@@ -1,27 +1,19 @@
-import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
+import type * as MessageSender from "@leadline/core/messages/Sender"
 import type * as Services from "@leadline/core/Services"
-import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
+import { createServer } from "@leadline/http-adapter/NodeServer"
 import { MetricsSettings } from "@leadline/http-adapter/observability/MetricsRoute"
 import * as RateLimit from "@leadline/http-adapter/RateLimit"
-import * as Server from "@leadline/http-adapter/Server"
 import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
-import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
-import { Sender } from "@leadline/webhook-worker/Sender"
-import * as Worker from "@leadline/webhook-worker/Worker"
-import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
-import * as MessageSender from "@leadline/core/messages/Sender"
-import * as Snoozer from "@leadline/core/conversations/Snoozer"
-import * as AgentResponder from "@leadline/core/agents/AgentResponder"
-import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
-import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
-import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import * as Composition from "@leadline/server/Composition"
+import type * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
+import type * as Worker from "@leadline/webhook-worker/Worker"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
 
@@ -43,7 +35,7 @@ export interface Running extends Target {
 
 export interface StartOptions {
   /** The domain wiring to serve; the in-memory one unless given. */
-  readonly app?: Layer.Layer<Services.Services | DeliveryQueue | OutboundQueue, unknown> | undefined
+  readonly app?: Layer.Layer<Composition.Stores, unknown> | undefined
   readonly maxBodyBytes?: number | undefined
   /** How long an API request may take before it is answered 503; 30 s unless set. */
   readonly requestTimeoutSeconds?: number | undefined
@@ -86,7 +78,7 @@ export interface StartOptions {
 /**
  * Serves the whole API on an ephemeral loopback port: a real HTTP server for
  * tests to call with real clients, with the webhook worker running inside it
- * as in the reference server. The server runs on an adjustable clock.
+ * as in the server (the same wiring: `@leadline/server`'s Composition). The server runs on an adjustable clock.
  */
 export const start = async (options: StartOptions = {}): Promise<Running> => {
   const adminToken = `lla_test_${crypto.randomUUID()}`
@@ -96,39 +88,23 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   const metaApp = Effect.runSync(Effect.service(MetaApp))
   const whatsappAppSecret = Redacted.value(metaApp.appSecret)
   const whatsappVerifyToken = Redacted.value(metaApp.verifyToken)
-  const resolver =
-    options.webhooks?.resolver === undefined
-      ? Layer.empty
-      : Layer.succeed(GuardedLookup.Resolver, options.webhooks.resolver)
-  const app = (options.app ?? MemoryApp.layer).pipe(
-    // Knowledge pages are fetched with the webhook sender's guard and its private-URL setting.
-    Layer.provide(PageFetcher.layer({ allowPrivate }).pipe(Layer.provide(resolver))),
-    Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: allowPrivate }))
-  )
-  const worker =
-    options.webhooks?.worker === false
-      ? Layer.empty
-      : Worker.layer(options.webhooks?.workerOptions).pipe(
-          Layer.provide(Sender.layer({ allowPrivate })),
-          Layer.provide(resolver)
-        )
+  const network = { allowPrivate, resolver: options.webhooks?.resolver }
+  // The server's own wiring (`@leadline/server`'s Composition), with the test's options.
+  const api = Composition.api({
+    routes: { maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds },
+    network,
+    webhooks: options.webhooks?.worker === false ? false : (options.webhooks?.workerOptions ?? {}),
+    sender: options.messaging?.sender === false ? false : { ratePerChannel: 0, ...options.messaging?.senderOptions },
+    snoozeCheckMillis: options.messaging?.snoozeCheckMillis,
+    agentPollMillis: 100,
+    knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 }
+  })
   // The transport serves the sender and, for the simulator, the operator's customer route.
   const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
-  const messageSender =
-    options.messaging?.sender === false
-      ? Layer.empty
-      : MessageSender.layer({ ratePerChannel: 0, ...options.messaging?.senderOptions })
   const layer = HttpRouter.serve(
-    Layer.mergeAll(
-      Server.routes({ maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds }),
-      worker,
-      messageSender,
-      Snoozer.layer({ intervalMillis: options.messaging?.snoozeCheckMillis }),
-      AgentResponder.loop({ intervalMillis: 100 }),
-      options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop({ intervalMillis: 100 })
-    ).pipe(
+    api.pipe(
       Layer.provide(transport),
-      Layer.provide(app),
+      Layer.provide(Composition.app(options.app ?? MemoryApp.layer, { network })),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),
       Layer.provide(

@@ -1,3 +1,11 @@
-import { securitySuite } from "./SecuritySuite.ts"
+import { afterAll, beforeAll } from "vitest"
+import { securitySuite } from "../src/SecuritySuite.ts"
+import * as TestServer from "../src/TestServer.ts"
 
-securitySuite({ name: "the in-memory stores", app: async () => undefined, dispose: async () => {} })
+let server: TestServer.Running
+beforeAll(async () => {
+  server = await TestServer.start({ webhooks: { allowPrivateUrls: true } })
+})
+afterAll(() => server?.close())
+
+securitySuite("the in-memory stores", () => server)

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { type AccountFixture, makeAccount, makeKey } from "../Fixtures.ts"
 import { call } from "../Http.ts"
+import * as Resource from "../Resource.ts"
 import type { Slice } from "../Slice.ts"
 
 /** The OWASP check that is about the operator API; the runner (test/SecuritySuite.ts) places it under API3. */
@@ -43,7 +44,7 @@ export const security: Slice["security"] = {
         const key = await makeKey(context.target, account.accountId, { name: "unseen", scopes: ["leads:read"] })
         const registered = await call(context.target, "POST", "/api/webhooks/endpoints", {
           auth: account.ownerKey,
-          json: { url: context.receiver.endpoint("/unseen").url, events: ["order.created"] }
+          json: { url: Resource.receiverUrl(context, "/unseen"), events: ["order.created"] }
         })
         expect(registered.status, registered.text).toBe(201)
         const texts = [

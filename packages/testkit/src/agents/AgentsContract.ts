@@ -6,7 +6,7 @@ import { createSource } from "../knowledge/KnowledgeResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { AGENT_KEYS, createAgent, PATH, readAgent } from "./AgentsResource.ts"
 
-/** Agents (CONTRACT-COMMERCE-AI §5): defaults, limits, one enabled per channel, versions, sources of the account. */
+/** Agents (docs/contract-commerce-ai.md §5): defaults, limits, one enabled per channel, versions, sources of the account. */
 export const contract = (context: ContractContext) => {
   describe("agents", () => {
     const owner = () => context.acme.ownerKey

@@ -4,7 +4,7 @@ import { listAll, neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
-/** The fields of an agent on the wire, sorted (CONTRACT-COMMERCE-AI §5). */
+/** The fields of an agent on the wire, sorted (docs/contract-commerce-ai.md §5). */
 export const AGENT_KEYS = [
   "channels",
   "created_at",

@@ -1,7 +1,7 @@
 import type { Admits } from "../Slice.ts"
 
 /**
- * The keys each agents route admits (CONTRACT-COMMERCE-AI §1): `agents:read` reads, `agents:write`
+ * The keys each agents route admits (docs/contract-commerce-ai.md §1): `agents:read` reads, `agents:write`
  * also creates and changes; deleting needs a full-access key (no scope grants `agents.delete`).
  */
 const reads = ["agents:read", "agents:write", "all 16 scopes", "full access"] as const

@@ -14,7 +14,7 @@ Orders placed before noon ship the same day. Delivery in São Paulo takes 1 to 2
 
 We accept Pix, credit cards and cash on delivery.`
 
-/** The AI simulation with the builtin model (CONTRACT-COMMERCE-AI §6): quotes, handoffs, overrides, scopes. */
+/** The AI simulation with the builtin model (docs/contract-commerce-ai.md §6): quotes, handoffs, overrides, scopes. */
 export const contract = (context: ContractContext) => {
   describe("AI simulation", () => {
     const owner = () => context.acme.ownerKey

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 
 /**
- * An OpenAI-compatible server for tests (CONTRACT-COMMERCE-AI §8): a real HTTP server on an
+ * An OpenAI-compatible server for tests (docs/contract-commerce-ai.md §8): a real HTTP server on an
  * ephemeral loopback port that records every request and answers `POST /v1/chat/completions` as
  * scripted: a completion, an error status, a body that is not JSON, or slowly.
  */

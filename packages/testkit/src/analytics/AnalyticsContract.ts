@@ -22,7 +22,7 @@ const invalid = (path: string, message: string) => ({
   details: [{ path, message }]
 })
 
-/** Analytics (CONTRACT-COMMERCE-AI §7): the summary and the timeseries count what the account made. */
+/** Analytics (docs/contract-commerce-ai.md §7): the summary and the timeseries count what the account made. */
 export const contract = (context: ContractContext) => {
   describe("analytics", () => {
     it("counts in the summary exactly what a fresh account made, and nothing of another account's", async () => {

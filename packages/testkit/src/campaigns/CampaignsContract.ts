@@ -19,7 +19,7 @@ const audience = (fields: Record<string, unknown>) => ({
 const uniqueTag = () => `t${crypto.randomUUID().slice(0, 8)}`
 const ZERO = { total: 0, queued: 0, sent: 0, delivered: 0, read: 0, failed: 0, skipped: 0, cancelled: 0 }
 
-/** Campaigns (CONTRACT-MESSAGING §8): drafts, the audience, queueing, sending through the simulator, cancel, scopes. */
+/** Campaigns (docs/contract-messaging.md §8): drafts, the audience, queueing, sending through the simulator, cancel, scopes. */
 export const contract = (context: ContractContext) => {
   describe("campaigns", () => {
     const owner = () => context.acme.ownerKey

@@ -1,7 +1,7 @@
 import type { Admits } from "../Slice.ts"
 
 /**
- * The keys each campaigns route admits, as CONTRACT-MESSAGING §8.3 and §11 have them: any
+ * The keys each campaigns route admits, as docs/contract-messaging.md §8.3 and §11 have them: any
  * campaigns scope reads, `campaigns:write` writes drafts and cannot queue, `campaigns:send`
  * queues and cancels and cannot write.
  */

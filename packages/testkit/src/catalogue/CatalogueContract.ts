@@ -8,7 +8,7 @@ import { createProduct, nextSku, PRODUCT_KEYS, productBody, readProduct } from "
 
 const PATH = "/api/v1/catalogue/products"
 
-/** The catalogue (CONTRACT-COMMERCE-AI §1–2): money in minor units, versions with ETag and If-Match, full-access writes. */
+/** The catalogue (docs/contract-commerce-ai.md §1–2): money in minor units, versions with ETag and If-Match, full-access writes. */
 export const contract = (context: ContractContext) => {
   describe("catalogue", () => {
     const owner = () => context.acme.ownerKey

@@ -4,7 +4,7 @@ import { listAll, neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
-/** The fields of a product on the wire, sorted (CONTRACT-COMMERCE-AI §2). */
+/** The fields of a product on the wire, sorted (docs/contract-commerce-ai.md §2). */
 export const PRODUCT_KEYS = [
   "active",
   "attributes",

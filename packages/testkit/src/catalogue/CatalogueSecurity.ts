@@ -1,7 +1,7 @@
 import type { Admits } from "../Slice.ts"
 
 /**
- * The keys each catalogue route admits (CONTRACT-COMMERCE-AI §1): `catalogue:read` reads, and
+ * The keys each catalogue route admits (docs/contract-commerce-ai.md §1): `catalogue:read` reads, and
  * only a full-access key writes: no scope grants `catalogue.manage`, not even all 16 together.
  */
 const reads = ["catalogue:read", "all 16 scopes", "full access"] as const

@@ -1,7 +1,7 @@
 import type { Admits } from "../Slice.ts"
 
 /**
- * The keys each channels route admits, as CONTRACT-MESSAGING has them (§0a.8): a key that
+ * The keys each channels route admits, as docs/contract-messaging.md §0a.8 has them: a key that
  * reads conversations or sends messages can list its channels; connecting and changing one
  * needs full access.
  */

@@ -1,6 +1,6 @@
 import type { Admits } from "../Slice.ts"
 
-/** conversations:read or messages:send read conversations and messages; messages:send sends (CONTRACT-MESSAGING §11). */
+/** conversations:read or messages:send read conversations and messages; messages:send sends (docs/contract-messaging.md §11). */
 const reads = ["conversations:read", "messages:send", "all 16 scopes", "full access"] as const
 
 export const admits: Admits = {

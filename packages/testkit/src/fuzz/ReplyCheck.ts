@@ -5,7 +5,7 @@ import { checkValue, type Mismatch } from "./SchemaCheck.ts"
 
 /** Checks a server's answer against what its OpenAPI document and the wire contract promise. */
 
-/** The codes the contracts pair with each error status (CONTRACT.md, CONTRACT-MESSAGING.md, CONTRACT-COMMERCE-AI.md). */
+/** The codes the contracts pair with each error status (docs/contract.md, docs/contract-messaging.md, docs/contract-commerce-ai.md). */
 export const ERROR_CODES: ReadonlyMap<number, ReadonlyArray<string>> = new Map([
   [400, ["validation_error"]],
   [401, ["unauthorized"]],

@@ -4,7 +4,7 @@ import { call } from "../Http.ts"
 import { forbidden } from "../internal/wire.ts"
 import type { ContractContext } from "../Slice.ts"
 
-/** Every permission of CONTRACT.md, sorted: what GET /api/me lists for a full-access key. */
+/** Every permission of docs/contract.md, sorted: what GET /api/me lists for a full-access key. */
 const ALL_PERMISSIONS = [
   "agents.create",
   "agents.update",

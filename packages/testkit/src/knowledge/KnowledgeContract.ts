@@ -22,7 +22,7 @@ Unopened items can be returned within 7 days for a full refund.`
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex")
 
-/** The knowledge base (CONTRACT-COMMERCE-AI §4): upload, chunks, search, change, delete. */
+/** The knowledge base (docs/contract-commerce-ai.md §4): upload, chunks, search, change, delete. */
 export const contract = (context: ContractContext) => {
   describe("knowledge", () => {
     const owner = () => context.acme.ownerKey

@@ -4,7 +4,7 @@ import { listAll, neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
-/** The fields of a knowledge source on the wire, sorted (CONTRACT-COMMERCE-AI §4); a GET adds `content`. */
+/** The fields of a knowledge source on the wire, sorted (docs/contract-commerce-ai.md §4); a GET adds `content`. */
 export const SOURCE_KEYS = [
   "char_count",
   "chunk_count",

@@ -1,6 +1,6 @@
 import type { Admits } from "../Slice.ts"
 
-/** The keys each knowledge route admits (CONTRACT-COMMERCE-AI §1): `knowledge:read` reads, `knowledge:write` also writes. */
+/** The keys each knowledge route admits (docs/contract-commerce-ai.md §1): `knowledge:read` reads, `knowledge:write` also writes. */
 const reads = ["knowledge:read", "knowledge:write", "all 16 scopes", "full access"] as const
 const writes = ["knowledge:write", "all 16 scopes", "full access"] as const
 

@@ -5,7 +5,7 @@ import { listAll, neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
-/** The fields of a lead on the wire, sorted (CONTRACT.md). */
+/** The fields of a lead on the wire, sorted (docs/contract.md). */
 export const LEAD_KEYS = [
   "assigned_user_id",
   "attributes",

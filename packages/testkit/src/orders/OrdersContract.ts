@@ -10,7 +10,7 @@ import { createOrder, ORDER_KEYS, readOrder } from "./OrdersResource.ts"
 const STATUSES = ["pending", "confirmed", "shipped", "delivered", "cancelled"] as const
 type Status = (typeof STATUSES)[number]
 
-// CONTRACT-COMMERCE-AI §3, written out rather than computed.
+// docs/contract-commerce-ai.md §3, written out rather than computed.
 const NEXT: Record<Status, ReadonlyArray<Status>> = {
   pending: ["confirmed", "shipped", "delivered", "cancelled"],
   confirmed: ["shipped", "delivered", "cancelled"],
@@ -34,7 +34,7 @@ const STAMP: Record<Status, string | undefined> = {
   cancelled: "cancelled_at"
 }
 
-/** Orders (CONTRACT-COMMERCE-AI §1, §3): exact totals, both machines cell by cell, stock, snapshots, filters, scopes. */
+/** Orders (docs/contract-commerce-ai.md §1, §3): exact totals, both machines cell by cell, stock, snapshots, filters, scopes. */
 export const contract = (context: ContractContext) => {
   describe("orders", () => {
     const owner = () => context.acme.ownerKey

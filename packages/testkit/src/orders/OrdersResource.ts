@@ -6,7 +6,7 @@ import { listAll, neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
-/** The fields of an order on the wire, sorted (CONTRACT-COMMERCE-AI §3). */
+/** The fields of an order on the wire, sorted (docs/contract-commerce-ai.md §3). */
 export const ORDER_KEYS = [
   "amount_discount",
   "amount_shipping",

@@ -1,7 +1,7 @@
 import type { Admits } from "../Slice.ts"
 
 /**
- * The keys each orders route admits (CONTRACT-COMMERCE-AI §1): `orders:read` reads, `orders:write` reads and
+ * The keys each orders route admits (docs/contract-commerce-ai.md §1): `orders:read` reads, `orders:write` reads and
  * writes; the order-notice setting reads as orders do and changes with a full-access key only.
  */
 const reads = ["orders:read", "orders:write", "all 16 scopes", "full access"] as const

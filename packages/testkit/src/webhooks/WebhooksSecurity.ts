@@ -3,6 +3,7 @@ import { type AccountFixture, makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { listedIds as listedIdsOf, neverIssued, notFound } from "../internal/wire.ts"
 import * as Leads from "../leads/LeadsResource.ts"
+import * as Resource from "../Resource.ts"
 import type { Admits, SecurityContext, Slice } from "../Slice.ts"
 import * as Webhooks from "./WebhooksResource.ts"
 
@@ -122,7 +123,7 @@ export const security: Slice["security"] = {
         const reply = await call(context.target, "POST", "/api/webhooks/endpoints", {
           auth: account.ownerKey,
           json: {
-            url: context.receiver.endpoint("/chosen-secret").url,
+            url: Resource.receiverUrl(context, "/chosen-secret"),
             events: ["order.created"],
             secret: "whsec_chosen",
             id: crypto.randomUUID(),

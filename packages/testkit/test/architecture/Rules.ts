@@ -40,7 +40,7 @@ const isInternal = (specifier: string): boolean => {
   return specifier.slice(pkg.length).split("/").includes("internal")
 }
 
-/** The arrows of DESIGN.md ("The house"): what each file may not import. */
+/** The arrows of docs/design.md ("The house"): what each file may not import. */
 export const arrowViolations = (files: ReadonlyArray<SourceFile>): ReadonlyArray<Violation> =>
   files.flatMap((file) =>
     file.imports.flatMap((specifier): ReadonlyArray<Violation> => {
@@ -102,18 +102,43 @@ export const missingDependencies = (
   )
 }
 
+/** The condition under which a package's `exports` give its sources: the workspace runs from src/ with no build. */
+export const SOURCE_CONDITION = "@leadline/source"
+
 /**
- * What is wrong with a package's `exports`: `./internal/*` must be closed (null,
- * which Node prefers over `./*` as the longer match), and every fixed target
- * must exist (`exists` takes a path relative to the package).
+ * What is wrong with a package's `exports`: `./internal/*` must be closed (null, which Node
+ * prefers over `./*` as the longer match); a conditional target gives the sources first (under
+ * `@leadline/source`, in src/), then `types` and `default` from dist/ (what a pack holds); every
+ * fixed source or plain target must exist (`exists` takes a path relative to the package; dist/
+ * exists only after a build, so it is not asked).
  */
 export const exportProblems = (manifest: Manifest, exists: (path: string) => boolean): ReadonlyArray<string> => {
   const exports = manifest.exports ?? {}
   const problems: Array<string> = []
   if (exports["./internal/*"] !== null) problems.push(`${manifest.name}: exports must map "./internal/*" to null`)
-  for (const [key, target] of Object.entries(exports)) {
-    if (typeof target === "string" && !target.includes("*") && !exists(target)) {
+  const mustExist = (key: string, target: string) => {
+    if (!target.includes("*") && !exists(target)) {
       problems.push(`${manifest.name}: exports "${key}" points at ${target}, which does not exist`)
+    }
+  }
+  for (const [key, target] of Object.entries(exports)) {
+    if (typeof target === "string") mustExist(key, target)
+    if (target === null || typeof target !== "object") continue
+    const conditions = target as Record<string, unknown>
+    const order = Object.keys(conditions).join(", ")
+    if (order !== `${SOURCE_CONDITION}, types, default`) {
+      problems.push(`${manifest.name}: exports "${key}" must list ${SOURCE_CONDITION}, types, default in that order (has ${order})`)
+      continue
+    }
+    const [source, types, fallback] = [conditions[SOURCE_CONDITION], conditions.types, conditions.default]
+    if (typeof source !== "string" || !source.startsWith("./src/")) {
+      problems.push(`${manifest.name}: exports "${key}" must give its sources from ./src/ under ${SOURCE_CONDITION}`)
+    } else mustExist(key, source)
+    if (typeof types !== "string" || !types.startsWith("./dist/") || !types.endsWith(".d.ts")) {
+      problems.push(`${manifest.name}: exports "${key}" must give types from ./dist/*.d.ts`)
+    }
+    if (typeof fallback !== "string" || !fallback.startsWith("./dist/") || !fallback.endsWith(".js")) {
+      problems.push(`${manifest.name}: exports "${key}" must give its default from ./dist/*.js`)
     }
   }
   return problems

@@ -118,6 +118,6 @@ describe("the arrows point inward", () => {
     expect(files.filter((f) => f.owner === CORE && f.area === "src").length).toBeGreaterThan(0)
     expect(files.filter((f) => f.owner === "@leadline/sql-adapter").length).toBeGreaterThan(0)
     const violations = arrowViolations(files)
-    expect(describeViolations(violations), "imports that break the arrows of DESIGN.md").toBe("")
+    expect(describeViolations(violations), "imports that break the arrows of docs/design.md").toBe("")
   })
 })

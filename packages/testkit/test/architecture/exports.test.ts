@@ -1,13 +1,27 @@
+import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { root, workspaces } from "./Imports.ts"
-import { exportProblems } from "./Rules.ts"
+import { exportProblems, SOURCE_CONDITION } from "./Rules.ts"
 
 const libraries = () => workspaces().filter((w) => w.dir.startsWith("packages/"))
 
 const require = createRequire(import.meta.url)
+
+/** Where Node (this process's) resolves `specifier` from the repository root under `conditions`, as an import. */
+const resolvedWith = (conditions: ReadonlyArray<string>, specifier: string): string =>
+  spawnSync(
+    process.execPath,
+    [
+      ...conditions.map((condition) => `--conditions=${condition}`),
+      "--input-type=module",
+      "-e",
+      `console.log(import.meta.resolve(${JSON.stringify(specifier)}))`
+    ],
+    { cwd: root, encoding: "utf8" }
+  ).stdout.trim()
 
 const resolveError = (specifier: string): string | undefined => {
   try {
@@ -41,9 +55,23 @@ describe("package exports", () => {
       expect(resolveError(`${manifest.name}/internal/anything`), manifest.name).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
     }
     expect(resolveError("@leadline/sql-adapter/internal/store")).toBe("ERR_PACKAGE_PATH_NOT_EXPORTED")
-    expect(require.resolve("@leadline/sql-adapter/StoreErrors")).toBe(
-      join(root, "packages/sql-adapter/src/StoreErrors.ts")
-    )
-    expect(require.resolve("@leadline/testkit")).toBe(join(root, "packages/testkit/src/index.ts"))
+  })
+
+  it("gives the workspace the sources and everyone else dist/", () => {
+    const conditional = {
+      name: "@leadline/built",
+      exports: {
+        ".": { [SOURCE_CONDITION]: "./src/index.ts", types: "./dist/index.d.ts", default: "./dist/index.js" },
+        "./*": { default: "./src/*.ts" },
+        "./internal/*": null
+      }
+    }
+    expect(exportProblems(conditional, () => true)).toEqual([
+      `@leadline/built: exports "./*" must list ${SOURCE_CONDITION}, types, default in that order (has default)`
+    ])
+    const source = (specifier: string) => resolvedWith([SOURCE_CONDITION], specifier)
+    expect(source("@leadline/sql-adapter/StoreErrors")).toBe(`file://${root}/packages/sql-adapter/src/StoreErrors.ts`)
+    expect(source("@leadline/testkit")).toBe(`file://${root}/packages/testkit/src/index.ts`)
+    expect(resolvedWith([], "@leadline/testkit")).toBe(`file://${root}/packages/testkit/dist/index.js`)
   })
 })

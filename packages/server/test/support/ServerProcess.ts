@@ -4,7 +4,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const main = join(import.meta.dirname, "..", "..", "src", "main.ts")
-const cli = join(import.meta.dirname, "..", "..", "bin", "leadline.ts")
+const cli = join(import.meta.dirname, "..", "..", "src", "bin", "leadline.ts")
+/** The workspace's packages run from their sources (their `exports` condition), as `npm start` runs them. */
+const SOURCE_CONDITION = "--conditions=@leadline/source"
 
 export interface Launched {
   readonly process: ChildProcess
@@ -47,7 +49,7 @@ export const removeDir = (dir: string) => rmSync(dir, { recursive: true, force: 
 /** Starts `node <args>` and resolves once its log matches `ready`, with the match. */
 const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp, what: string) =>
   new Promise<Launched & { readonly match: RegExpExecArray }>((resolve, reject) => {
-    const child = spawn(process.execPath, [...args], {
+    const child = spawn(process.execPath, [SOURCE_CONDITION, ...args], {
       env: environment(env),
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -139,7 +141,7 @@ export interface CliRun {
 /** Runs `leadline <args>` to its end, with only the given Leadline settings. */
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined>) =>
   new Promise<CliRun>((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
+    const child = spawn(process.execPath, [SOURCE_CONDITION, cli, ...args], {
       env: environment({ NO_COLOR: "1", ...env }),
       stdio: ["ignore", "pipe", "pipe"]
     })

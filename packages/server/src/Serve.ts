@@ -2,15 +2,15 @@ import { createServer } from "@leadline/http-adapter/NodeServer"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
 import { MetricsSettings } from "@leadline/http-adapter/observability/MetricsRoute"
 import * as Server from "@leadline/http-adapter/Server"
 import { Database } from "@leadline/sql-adapter/Database"
 import { resolveToken } from "./AdminTokenFile.ts"
-import * as Background from "./Background.ts"
+import * as Composition from "./Composition.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, withSettings } from "./Config.ts"
+import * as Deployment from "./Deployment.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
@@ -37,23 +37,21 @@ const serveWith = (config: ServerConfig) =>
     const metaApp = yield* WhatsApp.metaApp(config)
     const database = databaseConfig(config)
     const dashboardDist = Option.getOrElse(config.dashboardDir, Dashboard.defaultDist)
-    const app = Layer.mergeAll(
-      Server.routes({
+    const app = Composition.api({
+      routes: {
         maxBodyBytes: config.maxBodyBytes,
         requestTimeoutSeconds: config.requestTimeoutSeconds,
         metrics: config.metrics
-      }).pipe(
-        Layer.provide(RateLimits.layer(config)),
-        Layer.provide(
-          Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
-        )
-      ),
-      Dashboard.routes(dashboardDist),
-      IdempotencyPurge.layer(),
-      Background.loops(config, { webhooks: config.workerEnabled })
-    ).pipe(
+      },
+      dashboardDir: dashboardDist,
+      ...Deployment.loopOptions(config, { webhooks: config.workerEnabled })
+    }).pipe(
       // The transport serves the sender and, in simulator mode, the operator's customer route.
       Layer.provide(WhatsApp.transport(config)),
+      Layer.provide(RateLimits.layer(config)),
+      Layer.provide(
+        Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })
+      ),
       Layer.provide(Layer.succeed(AdminToken, adminToken)),
       Layer.provide(readinessFromDatabase)
     )
@@ -68,7 +66,7 @@ const serveWith = (config: ServerConfig) =>
           gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
         })
       ),
-      Layer.provideMerge(Background.core(config, metaApp))
+      Layer.provideMerge(Deployment.stores(config, metaApp))
     )
     yield* Effect.logInfo(
       database.url === undefined
@@ -83,6 +81,6 @@ const serveWith = (config: ServerConfig) =>
     yield* Effect.logInfo(`Leadline API docs at http://localhost:${config.port}${Server.DOCS_PATH}`)
     yield* Dashboard.isBuilt(dashboardDist)
       ? Effect.logInfo(`Dashboard at http://localhost:${config.port}${Dashboard.DASHBOARD_PATH}/`)
-      : Effect.logWarning(`Dashboard not built (no ${dashboardDist}): run npm run build -w @leadline/dashboard`)
+      : Effect.logWarning(`Dashboard not built (no ${dashboardDist}): run npm run build:dashboard in the repository`)
     return yield* Layer.launch(server)
   })

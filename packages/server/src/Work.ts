@@ -1,8 +1,9 @@
 import { readdirSync } from "node:fs"
 import { setPriority } from "node:os"
 import { Effect, Layer } from "effect"
-import * as Background from "./Background.ts"
+import * as Composition from "./Composition.ts"
 import { ServerConfig, withSettings } from "./Config.ts"
+import * as Deployment from "./Deployment.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
 /**
@@ -23,9 +24,9 @@ const workWith = (config: ServerConfig) =>
     yield* lowerPriority(config.workerNice)
     const metaApp = yield* WhatsApp.metaApp(config)
     return yield* Layer.launch(
-      Background.loops(config, { webhooks: true }).pipe(
+      Composition.loops(Deployment.loopOptions(config, { webhooks: true })).pipe(
         Layer.provide(WhatsApp.transport(config)),
-        Layer.provide(Background.core(config, metaApp))
+        Layer.provide(Deployment.stores(config, metaApp))
       )
     )
   })

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse, HttpStaticServer } from "effect/http"
@@ -13,14 +13,17 @@ const SECURITY_HEADERS = {
   "referrer-policy": "no-referrer"
 }
 
-/** Where `npm install` builds the page (the root `prepare` script runs the dashboard's `vite build`). */
-export const defaultDist = () =>
-  join(dirname(fileURLToPath(import.meta.resolve("@leadline/dashboard/package.json"))), "dist")
+/**
+ * The page built into this package's `dist/dashboard`: packed with the server, and built there in
+ * the repository by `npm install` (the root `prepare` script runs the dashboard's `vite build`).
+ * The same path from `src/` and from `dist/`, so the server finds it run either way.
+ */
+export const defaultDist = () => fileURLToPath(new URL("../dist/dashboard", import.meta.url))
 
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Dashboard not built</title></head>
 <body><main><h1>The dashboard is not built</h1>
-<p>Build it with <code>npm run build -w @leadline/dashboard</code> (<code>npm install</code> does it), then reload.
+<p>Build it with <code>npm run build:dashboard</code> in the repository (<code>npm install</code> does it), then reload.
 The API itself is running: its docs are at <a href="/docs">/docs</a>.</p></main></body></html>`
 
 export const isBuilt = (dist: string) => existsSync(join(dist, "index.html"))

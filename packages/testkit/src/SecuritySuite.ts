@@ -1,59 +1,64 @@
 import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as Coverage from "../src/Coverage.ts"
-import { isolationSuite } from "../src/DescriptorSuites.ts"
-import { type AccountFixture, makeAccount, makeKey, nextPhone } from "../src/Fixtures.ts"
-import { call, type Reply } from "../src/Http.ts"
-import { forbidden, UNAUTHORIZED } from "../src/internal/wire.ts"
-import * as Leads from "../src/leads/LeadsResource.ts"
-import * as MockReceiver from "../src/MockReceiver.ts"
-import * as Resource from "../src/Resource.ts"
-import type { OwaspItem, SecurityContext } from "../src/Slice.ts"
-import * as Resources from "../src/Resources.ts"
-import * as TestServer from "../src/TestServer.ts"
-import * as Webhooks from "../src/webhooks/WebhooksResource.ts"
+import * as Coverage from "./Coverage.ts"
+import { isolationSuite } from "./DescriptorSuites.ts"
+import { type AccountFixture, makeAccount, makeKey, nextPhone } from "./Fixtures.ts"
+import { call, type Reply } from "./Http.ts"
+import { forbidden, UNAUTHORIZED } from "./internal/wire.ts"
+import * as Leads from "./leads/LeadsResource.ts"
+import * as MockReceiver from "./MockReceiver.ts"
+import * as Resource from "./Resource.ts"
+import type { OwaspItem, SecurityContext } from "./Slice.ts"
+import * as Resources from "./Resources.ts"
+import type { Target } from "./TestServer.ts"
+import * as Webhooks from "./webhooks/WebhooksResource.ts"
 
 /**
- * The OWASP API Security Top 10 (2023), item by item, against a real server
- * over HTTP, on a given wiring (security.memory.test.ts and security.sql.test.ts
- * run it on the in-memory stores and on SQL). Each `describe` names the item it
- * covers. This runner holds the checks that cross resources; the route inventory
- * and the tenant-isolation cases come from the descriptors of `src/Resources.ts`, and
- * each slice adds its own checks under the item they belong to, and the key sets its
- * routes admit (API5), in `src/<slice>/*Security.ts`.
+ * The OWASP API Security Top 10 (2023), item by item, against a running Leadline over HTTP:
+ * a test server on any wiring (test/security.memory.test.ts, test/security.sql.test.ts) or a
+ * deployment (`LEADLINE_URL`, examples/contract-test). Each `describe` names the item it
+ * covers. This runner holds the checks that cross resources; the route inventory and the
+ * tenant-isolation cases come from the descriptors of `Resources.ts`, and each slice adds its
+ * own checks under the item they belong to, and the key sets its routes admit (API5), in
+ * `<slice>/*Security.ts`. Every test makes its own accounts.
  *
  * Covered elsewhere or not applicable:
- * - API4 rate limiting: test/rate-limit.test.ts and the reference server's
- *   rate-limit-shared test; the request timeout: test/request-timeout.test.ts.
- * - API6 (sensitive business flows): Leadline has no purchase-like flow yet;
- *   campaigns and orders will bring one.
- * - API7 (SSRF): test/webhooks-ssrf.test.ts (refused addresses at registration,
- *   and after DNS at delivery).
- * - API10 (unsafe consumption of APIs): the only third-party responses Leadline
- *   consumes are webhook receivers'; test/webhooks.test.ts checks that a 3xx is
- *   not followed and a hanging receiver times out at 10 s.
+ * - API4 rate limiting: the testkit's rate-limit test and the server's shared rate-limit test;
+ *   the request timeout: the testkit's request-timeout test.
+ * - API6 (sensitive business flows): orders and campaigns are guarded by their scopes (API5)
+ *   and their contract tests.
+ * - API7 (SSRF): the testkit's webhooks-ssrf test (refused addresses at registration, and
+ *   after DNS at delivery).
+ * - API10 (unsafe consumption of APIs): the only third-party responses Leadline consumes are
+ *   webhook receivers'; the webhooks test checks that a 3xx is not followed and a hanging
+ *   receiver times out at 10 s.
  */
 
-export interface Wiring {
-  readonly name: string
-  /** The stores to serve; undefined for the in-memory ones. */
-  readonly app: () => Promise<TestServer.StartOptions["app"]>
-  readonly dispose: () => Promise<void>
+export interface SecurityOptions {
+  /**
+   * Start a webhook receiver on this machine for the cases that need a delivery to settle (the
+   * default). The target must then deliver to loopback URLs (`WEBHOOK_ALLOW_PRIVATE_URLS=true`);
+   * with `false`, those cases are left out and endpoints are registered at an unreachable URL.
+   */
+  readonly receiver?: boolean | undefined
 }
 
-export const securitySuite = (wiring: Wiring) =>
-  describe(`OWASP API Security Top 10 on ${wiring.name}`, () => {
-    let server: TestServer.Running
-    let receiver: MockReceiver.MockReceiver
+/**
+ * Registers the suite in the calling file. `getTarget` is read in the suite's `beforeAll`, so a
+ * server the file starts in its own `beforeAll` is ready by then.
+ */
+export const securitySuite = (name: string, getTarget: () => Target, options: SecurityOptions = {}) =>
+  describe(`OWASP API Security Top 10 on ${name}`, () => {
+    const withReceiver = options.receiver ?? true
+    let server: Target
+    let receiver: MockReceiver.MockReceiver | undefined
 
     beforeAll(async () => {
-      receiver = await MockReceiver.start()
-      server = await TestServer.start({ app: await wiring.app(), webhooks: { allowPrivateUrls: true } })
+      server = getTarget()
+      if (withReceiver) receiver = await MockReceiver.start()
     })
     afterAll(async () => {
-      await server?.close()
       await receiver?.close()
-      await wiring.dispose()
     })
 
     const context: SecurityContext = {
@@ -163,7 +168,7 @@ export const securitySuite = (wiring: Wiring) =>
 
     describe("API1 broken object level authorization", () => {
       // Alice owns the objects; Bob, with full access to his own account, tries to reach them by id.
-      isolationSuite(Resources.all, () => context, { receiver: true })
+      isolationSuite(Resources.all, () => context, { receiver: withReceiver })
       sliceChecks("API1")
     })
 

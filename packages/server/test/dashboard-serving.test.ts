@@ -88,7 +88,7 @@ describe("the dashboard's files", () => {
     const reply = await fetch(`${server.baseUrl}/dashboard/`)
     expect(reply.status).toBe(503)
     expect(reply.headers.get("content-type")).toBe("text/html; charset=utf-8")
-    expect(await reply.text()).toContain("npm run build -w @leadline/dashboard")
+    expect(await reply.text()).toContain("npm run build:dashboard")
     expect(server.log()).toContain("Dashboard not built")
     const me = await fetch(`${server.baseUrl}/admin/v1/accounts`, {
       method: "POST",

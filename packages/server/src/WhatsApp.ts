@@ -1,5 +1,5 @@
-import { Effect, Layer, Option } from "effect"
-import * as MessageSender from "@leadline/core/messages/Sender"
+import { Effect, Option } from "effect"
+import type * as MessageSender from "@leadline/core/messages/Sender"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import type { ServerConfig } from "./Config.ts"
@@ -39,11 +39,8 @@ export const metaApp = (config: ServerConfig) =>
 export const transport = (config: ServerConfig) =>
   config.whatsappTransport === "cloud" ? CloudTransport.layerConfig : SimulatorTransport.layerConfig
 
-/** The message sender, unless `WHATSAPP_SENDER_ENABLED=false`. */
-export const sender = (config: ServerConfig) =>
+/** The message sender's settings, or `false` when `WHATSAPP_SENDER_ENABLED=false`. */
+export const senderOptions = (config: ServerConfig): false | MessageSender.Options =>
   config.senderEnabled
-    ? MessageSender.layer({
-        ratePerChannel: config.whatsappSendRate,
-        leaseMillis: config.senderLeaseSeconds * 1000
-      })
-    : Layer.empty
+    ? { ratePerChannel: config.whatsappSendRate, leaseMillis: config.senderLeaseSeconds * 1000 }
+    : false

@@ -123,7 +123,6 @@ export const databaseConfig = (config: ServerConfig) => ({
   maxConnections: config.databasePoolSize
 })
 
-export const webhookSettings = (config: ServerConfig) => ({ allowPrivateUrls: config.allowPrivateWebhookUrls })
 
 export const workerOptions = (config: ServerConfig) => ({
   concurrency: config.workerConcurrency,

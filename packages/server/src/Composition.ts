@@ -1,0 +1,112 @@
+import { Layer } from "effect"
+import * as AgentResponder from "@leadline/core/agents/AgentResponder"
+import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
+import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
+import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
+import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import * as MessageSender from "@leadline/core/messages/Sender"
+import type * as Services from "@leadline/core/Services"
+import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
+import { MetaApp } from "@leadline/core/whatsapp/Inbound"
+import type { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
+import type { Readiness } from "@leadline/http-adapter/Health"
+import * as Server from "@leadline/http-adapter/Server"
+import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
+import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
+import { Sender } from "@leadline/webhook-worker/Sender"
+import * as WebhookWorker from "@leadline/webhook-worker/Worker"
+import * as Dashboard from "./Dashboard.ts"
+
+/**
+ * The one wiring of a Leadline process: which routes it serves and which background loops run
+ * beside them. `leadline serve`, `leadline worker` and the testkit's test server all compose
+ * from here, each with its own options, so a loop added here runs in all three.
+ */
+
+/** The webhook guard's settings: may receivers be private (http, loopback), and how names resolve. */
+export interface Network {
+  /** http and loopback receivers and knowledge pages, as `WEBHOOK_ALLOW_PRIVATE_URLS=true` allows. */
+  readonly allowPrivate: boolean
+  /** Host names the guard resolves, instead of DNS (tests). */
+  readonly resolver?: GuardedLookup.ResolverShape | undefined
+}
+
+export interface LoopOptions {
+  readonly network: Network
+  /** The webhook delivery worker, or `false` to leave deliveries to `leadline worker` processes. */
+  readonly webhooks: false | WebhookWorker.Options
+  /** The WhatsApp message sender, or `false` (`WHATSAPP_SENDER_ENABLED=false`). */
+  readonly sender: false | MessageSender.Options
+  /** How often snoozed conversations are checked (30 s unless set). */
+  readonly snoozeCheckMillis?: number | undefined
+  /** How often the agents' responder looks for inbound messages to answer (1 s unless set). */
+  readonly agentPollMillis?: number | undefined
+  /** How often `url` knowledge sources are looked for, or `false` not to fetch them (1 s unless set). */
+  readonly knowledgeFetcher?: false | { readonly intervalMillis?: number | undefined } | undefined
+}
+
+const resolverLayer = (network: Network) =>
+  network.resolver === undefined ? Layer.empty : Layer.succeed(GuardedLookup.Resolver, network.resolver)
+
+/**
+ * What runs beside the API (and alone in `leadline worker`): webhook deliveries, the message
+ * sender, the snooze loop, the agents' responder and the knowledge page fetcher. The caller
+ * provides the message transport (a server shares its one with the simulator's route).
+ */
+export const loops = (options: LoopOptions) =>
+  Layer.mergeAll(
+    options.webhooks === false
+      ? Layer.empty
+      : WebhookWorker.layer(options.webhooks).pipe(
+          Layer.provide(Sender.layer({ allowPrivate: options.network.allowPrivate })),
+          Layer.provide(resolverLayer(options.network))
+        ),
+    options.sender === false ? Layer.empty : MessageSender.layer(options.sender),
+    Snoozer.layer({ intervalMillis: options.snoozeCheckMillis }),
+    AgentResponder.loop({ intervalMillis: options.agentPollMillis }),
+    options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher)
+  )
+
+export interface ApiOptions extends LoopOptions {
+  readonly routes: Server.Options
+  /** The built dashboard to serve at /dashboard, or none. */
+  readonly dashboardDir?: string | undefined
+}
+
+/**
+ * The HTTP app of a server: the API, the dashboard, the purge of expired idempotency keys and
+ * the background loops. Needs the store wiring (see `app`), the message transport, the admin
+ * token, readiness and the HTTP settings (`MetricsSettings`, rate limits).
+ */
+export const api = (options: ApiOptions) =>
+  Layer.mergeAll(
+    Server.routes(options.routes),
+    options.dashboardDir === undefined ? Layer.empty : Dashboard.routes(options.dashboardDir),
+    IdempotencyPurge.layer(),
+    loops(options)
+  )
+
+/**
+ * A store wiring (in memory, or `SqlApp` on a database) with what its services need from the
+ * process: knowledge pages fetched with the webhook sender's guard and its private-URL setting,
+ * and the Meta app the WhatsApp webhook is verified with.
+ */
+export const app = <A, E, R>(
+  stores: Layer.Layer<A, E, R>,
+  options: { readonly network: Network; readonly metaApp?: (typeof MetaApp)["Service"] | undefined }
+) =>
+  stores.pipe(
+    Layer.provide(PageFetcher.layer({ allowPrivate: options.network.allowPrivate })),
+    Layer.provide(resolverLayer(options.network)),
+    Layer.provideMerge(Layer.succeed(WebhookSettings, { allowPrivateUrls: options.network.allowPrivate })),
+    options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp))
+  )
+
+/** What a store wiring gives a server: the services, the webhook and outbound queues, the idempotency store (its purge). */
+export type Stores = Services.Services | DeliveryQueue | OutboundQueue | IdempotencyStore
+
+/** What `api` leaves for the caller to provide besides the stores. */
+export type Provided = MessageTransport | AdminToken | Readiness

@@ -6,7 +6,7 @@ import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
 
 /**
- * `AiModel` over any OpenAI-compatible chat completions endpoint (CONTRACT-COMMERCE-AI §8): OpenAI,
+ * `AiModel` over any OpenAI-compatible chat completions endpoint (docs/contract-commerce-ai.md §8): OpenAI,
  * Ollama, vLLM, llama.cpp's server, LM Studio. One `POST {baseUrl}/chat/completions` per reply, never
  * retried here (a retried completion costs twice), on effect's own HTTP client: the published
  * `@effect/ai-*` 4.x betas do not load with effect 4.0.6.
@@ -109,7 +109,7 @@ export const make = (options: Options): Effect.Effect<AiModel, never, HttpClient
 export const layer = (options: Options): Layer.Layer<never> =>
   Layer.effect(AiModel, make(options)).pipe(Layer.provide(NodeHttpClient.layerUndici))
 
-/** `LEADLINE_AI_BASE_URL`, `LEADLINE_AI_API_KEY`, `LEADLINE_AI_MODEL`, `LEADLINE_AI_TIMEOUT_MS` (CONTRACT-COMMERCE-AI §9). */
+/** `LEADLINE_AI_BASE_URL`, `LEADLINE_AI_API_KEY`, `LEADLINE_AI_MODEL`, `LEADLINE_AI_TIMEOUT_MS` (docs/contract-commerce-ai.md §9). */
 export const config: Config.Config<Options> = Config.all({
   baseUrl: Config.URL("LEADLINE_AI_BASE_URL").pipe(Config.map((url) => url.href.replace(/\/+$/, ""))),
   apiKey: Config.option(Config.Redacted("LEADLINE_AI_API_KEY")).pipe(

@@ -71,17 +71,17 @@ export const decodeInput =
   (input: unknown): Effect.Effect<S["Type"], InvalidInput> =>
     Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (error) => invalidInput(error, what))
 
-/** Free-form text to a lead who has not written in the last 24 hours (CONTRACT-MESSAGING §5.2). */
+/** Free-form text to a lead who has not written in the last 24 hours (docs/contract-messaging.md §5.2). */
 export class WindowClosed extends Schema.TaggedError<WindowClosed>()("WindowClosed", {}) {}
 
-/** The plan's monthly message limit would be passed (CONTRACT-MESSAGING §10). */
+/** The plan's monthly message limit would be passed (docs/contract-messaging.md §10). */
 export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReached", {
   used: Schema.Number,
   limit: Schema.Number,
   plan: Schema.String
 }) {}
 
-/** A status move its machine does not allow (CONTRACT-COMMERCE-AI §3): `allowed` are the moves it does. */
+/** A status move its machine does not allow (docs/contract-commerce-ai.md §3): `allowed` are the moves it does. */
 export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
   field: Schema.String,
   from: Schema.String,
@@ -103,7 +103,7 @@ export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()
 
 /**
  * The language-model provider answered with an error or with output that cannot be used
- * (CONTRACT-COMMERCE-AI §1: 502 `ai_provider_error`). `message` is for the log, never the wire:
+ * (docs/contract-commerce-ai.md §1: 502 `ai_provider_error`). `message` is for the log, never the wire:
  * a provider's body may echo the prompt or the key.
  */
 export class AiProviderError extends Schema.TaggedError<AiProviderError>()("AiProviderError", {

@@ -2,9 +2,10 @@ import { Effect } from "effect"
 import { PreconditionFailed } from "./Errors.ts"
 
 /**
- * Optimistic concurrency for resources with a `version` (products, orders; CONTRACT-COMMERCE-AI
- * §1): the version starts at 1 and grows by one with every change, reads and writes answer with
- * `ETag: "<version>"`, and a write with `If-Match` applies only to the version it names.
+ * Optimistic concurrency for resources with a `version` (products, orders;
+ * docs/contract-commerce-ai.md §1): the version starts at 1 and grows by one with every change,
+ * reads and writes answer with `ETag: "<version>"`, and a write with `If-Match` applies only to
+ * the version it names.
  */
 
 export interface Versioned {

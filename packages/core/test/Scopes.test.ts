@@ -13,7 +13,7 @@ const principal = (scopes: ReadonlyArray<Scopes.Scope>): Principal => ({
 })
 
 describe("scope policy", () => {
-  it("maps each scope to the permissions of CONTRACT.md", () => {
+  it("maps each scope to the permissions of docs/contract.md", () => {
     assert.deepStrictEqual(Scopes.permissionsOf(["leads:write"]), [
       "leads.assign",
       "leads.create",

@@ -80,7 +80,7 @@ export const make = Effect.gen(function* () {
 })
 
 /**
- * The AI simulation's own per-key limit (CONTRACT-COMMERCE-AI §6: 30 a minute unless set), on
+ * The AI simulation's own per-key limit (docs/contract-commerce-ai.md §6: 30 a minute unless set), on
  * since each call may cost money: counted in the shared store when there is one, else in memory.
  */
 export const SimulationSettings = Context.Reference<RateLimitSettings>("leadline/SimulationRateLimit", {

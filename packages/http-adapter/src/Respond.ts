@@ -19,7 +19,7 @@ export const created = json(201)
 
 /**
  * Answers with a versioned resource (a product, an order) and its `ETag: "<version>"`, which a
- * later `If-Match` names (CONTRACT-COMMERCE-AI §1).
+ * later `If-Match` names (docs/contract-commerce-ai.md §1).
  */
 export const versioned =
   (status = 200) =>

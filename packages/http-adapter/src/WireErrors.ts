@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The error bodies of CONTRACT.md: `{"error": <message>, "code": <code>}`, plus
+ * The error bodies of docs/contract.md: `{"error": <message>, "code": <code>}`, plus
  * `details` on validation errors. The `_tag` getter lets Effect tell the classes
  * apart without putting a `_tag` on the wire.
  */

@@ -54,7 +54,7 @@ export const unitReruns = Metric.counter("leadline_db_unit_reruns_total", {
   incremental: true
 })
 
-/** DASHBOARD-OBSERVABILITY B2's transaction series: every unit of work, however it commits. */
+/** docs/observability.md §B2's transaction series: every unit of work, however it commits. */
 export const transactionsInFlight = Metric.gauge("leadline_db_transactions_in_flight", {
   description: "Units of work (transactions) running now"
 })

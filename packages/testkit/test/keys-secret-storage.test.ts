@@ -10,7 +10,7 @@ import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
 
 /**
- * API keys are stored only as a SHA-256 hash (CONTRACT.md), so the idempotency record of
+ * API keys are stored only as a SHA-256 hash (docs/contract.md), so the idempotency record of
  * `POST /api/keys` must not keep the key its first answer showed: read from the stores
  * themselves, on the in-memory wiring and on SQL (the table too).
  */

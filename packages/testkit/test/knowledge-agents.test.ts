@@ -6,7 +6,7 @@ import { createSource } from "../src/knowledge/KnowledgeResource.ts"
 import * as Wirings from "../src/Wirings.ts"
 
 /**
- * Knowledge and agents end to end on each wiring (CONTRACT-COMMERCE-AI §4–6): their events reach a
+ * Knowledge and agents end to end on each wiring (docs/contract-commerce-ai.md §4–6): their events reach a
  * receiver on a real socket, signed, once each, with `previous_attributes` and `deleted: true`; a
  * simulation delivers nothing, stores no message and counts nothing.
  */

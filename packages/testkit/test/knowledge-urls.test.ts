@@ -33,7 +33,7 @@ const site = async () => {
 }
 
 /**
- * `url` knowledge sources (CONTRACT-COMMERCE-AI §4) against a page server on loopback (the servers
+ * `url` knowledge sources (docs/contract-commerce-ai.md §4) against a page server on loopback (the servers
  * here allow private URLs, as a development setup does): fetched after the upload, converted,
  * chunked, `ready` with `knowledge.updated`; too big, too many redirects or the wrong type → `failed`.
  */

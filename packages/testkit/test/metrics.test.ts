@@ -11,7 +11,7 @@ import * as Wirings from "../src/Wirings.ts"
 const TOKEN = "metrics-token-for-tests"
 
 /**
- * `/metrics` (issue 15, DASHBOARD-OBSERVABILITY B2): the token rules, a valid exposition, and
+ * `/metrics` (issue 15, docs/observability.md §B2): the token rules, a valid exposition, and
  * counters that move by exactly the requests the test made, on both wirings. Each test server
  * keeps its own registry, as a process would.
  */

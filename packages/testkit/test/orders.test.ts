@@ -10,7 +10,7 @@ import { createOrder, readOrder } from "../src/orders/OrdersResource.ts"
 import * as Wirings from "../src/Wirings.ts"
 
 /**
- * Orders end to end on each wiring (CONTRACT-COMMERCE-AI §3): their events reach a receiver on a
+ * Orders end to end on each wiring (docs/contract-commerce-ai.md §3): their events reach a receiver on a
  * real socket, signed, once each, with `previous_attributes`; stock holds under 50 racing orders;
  * `If-Match` lets one of two racing changes through; the typed client places and moves one.
  */

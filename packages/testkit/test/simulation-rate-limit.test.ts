@@ -5,7 +5,7 @@ import { call } from "../src/Http.ts"
 import * as TestServer from "../src/TestServer.ts"
 
 /**
- * The AI simulation's own per-key limit (CONTRACT-COMMERCE-AI §6): on even where the general limit
+ * The AI simulation's own per-key limit (docs/contract-commerce-ai.md §6): on even where the general limit
  * is off (as here), since each call may cost money; counted per key.
  */
 describe("the simulation's rate limit", () => {

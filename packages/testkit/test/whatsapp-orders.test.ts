@@ -7,7 +7,7 @@ import { listAll, until } from "../src/internal/wire.ts"
 import * as Wirings from "../src/Wirings.ts"
 
 /**
- * Orders placed in WhatsApp (CONTRACT-COMMERCE-AI §3, "WhatsApp mapping"): a customer's cart
+ * Orders placed in WhatsApp (docs/contract-commerce-ai.md §3, "WhatsApp mapping"): a customer's cart
  * arrives as an `order` message on the real inbound route, signed as Meta signs it, and becomes
  * one order however often Meta delivers it.
  */

@@ -15,7 +15,7 @@ import { convert } from "html-to-text"
 import * as GuardedLookup from "./GuardedLookup.ts"
 
 /**
- * Fetches knowledge pages (CONTRACT-COMMERCE-AI §4) with the webhook sender's guard: the URL's rules
+ * Fetches knowledge pages (docs/contract-commerce-ai.md §4) with the webhook sender's guard: the URL's rules
  * at every hop (https, no credentials, no private hosts unless allowed), the addresses checked at
  * connect (a name that resolves to a private address is refused, so DNS cannot rebind it), redirects
  * followed by hand (at most 3, each checked again), the whole exchange in 10 s, at most 2 MiB read.

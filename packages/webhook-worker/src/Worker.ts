@@ -9,7 +9,7 @@ import { type SendOutcome, Sender } from "./Sender.ts"
 
 const BATCH_WINDOW = Duration.millis(5)
 
-/** The operator's label of an attempt (DASHBOARD-OBSERVABILITY B2), from what the sender saw. */
+/** The operator's label of an attempt (docs/observability.md §B2), from what the sender saw. */
 const outcomeOf = (outcome: SendOutcome): OpsMetrics.WebhookOutcome =>
   outcome.statusCode === null
     ? outcome.error?.startsWith("refused:")

@@ -108,7 +108,7 @@ export class Operator extends Context.Service<
     readonly revokeKey: (keyId: string) => Effect.Effect<typeof RevokedKey.Type, NotFound>
     readonly listAccounts: (page: Pagination.Page) => Effect.Effect<AccountList>
     readonly getAccount: (accountId: string) => Effect.Effect<AccountDetail, NotFound>
-    /** The next send is held to the new plan's limit (CONTRACT-MESSAGING §0a.7). */
+    /** The next send is held to the new plan's limit (docs/contract-messaging.md §0a.7). */
     readonly setPlan: (accountId: string, planId: PlanId) => Effect.Effect<typeof AccountPlan.Type, NotFound>
   }
 >()("core/Operator") {

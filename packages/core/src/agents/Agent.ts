@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { Text } from "../Text.ts"
 
-/** CONTRACT-COMMERCE-AI §5: an AI agent that answers from the knowledge base. */
+/** docs/contract-commerce-ai.md §5: an AI agent that answers from the knowledge base. */
 export const Handoff = Schema.Struct({
   keywords: Schema.Array(Schema.String).annotate({
     description: "Whole words, any case: a customer message with one goes to a person, without a model call"
@@ -96,7 +96,7 @@ export const DeletedAgent = Schema.Struct({ id: Schema.String, deleted: Schema.L
   identifier: "DeletedAgent"
 })
 
-/** What a new agent is unless its create says otherwise (CONTRACT-COMMERCE-AI §5's example). */
+/** What a new agent is unless its create says otherwise (docs/contract-commerce-ai.md §5's example). */
 export const DEFAULTS = {
   description: null,
   enabled: false,

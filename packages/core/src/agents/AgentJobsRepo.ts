@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 
 /**
- * An inbound message an enabled agent is to answer (CONTRACT-COMMERCE-AI §5, live behaviour),
+ * An inbound message an enabled agent is to answer (docs/contract-commerce-ai.md §5, live behaviour),
  * written in the webhook's transaction with the message, so that no message that should be
  * answered is forgotten by a crash, and answered by the responder outside it.
  */

@@ -6,7 +6,7 @@ import { KnowledgeRepo } from "../knowledge/KnowledgeRepo.ts"
 import { score } from "../knowledge/Search.ts"
 import type { Agent } from "./Agent.ts"
 
-/** The WhatsApp text limit: no reply is longer (CONTRACT-COMMERCE-AI §6, step 5). */
+/** The WhatsApp text limit: no reply is longer (docs/contract-commerce-ai.md §6, step 5). */
 export const MAX_REPLY_CHARS = 4096
 
 export interface Turn {
@@ -39,7 +39,7 @@ export const keywordIn = (message: string, keywords: ReadonlyArray<string>): str
 const trimmed = (text: string) => (text.length <= MAX_REPLY_CHARS ? text : `${text.slice(0, MAX_REPLY_CHARS - 1)}…`)
 
 /**
- * The agent pipeline, one code path for the simulation and live replies (CONTRACT-COMMERCE-AI §6):
+ * The agent pipeline, one code path for the simulation and live replies (docs/contract-commerce-ai.md §6):
  * a handoff keyword hands off without a model call; otherwise the agent's sources are searched for
  * the message, no passage means handoff (or the fallback), and the model answers from the passages,
  * handing off when it says `HANDOFF`. It reads and calls, and writes nothing.

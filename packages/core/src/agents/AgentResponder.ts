@@ -31,7 +31,7 @@ export const isHeld = (conversation: Conversation): boolean =>
 const LEASE_MILLIS = 120_000
 
 /**
- * Live replies (CONTRACT-COMMERCE-AI §5): answers the inbound WhatsApp messages the webhook queued
+ * Live replies (docs/contract-commerce-ai.md §5): answers the inbound WhatsApp messages the webhook queued
  * for the account's enabled agent. The pipeline (and its model call) runs outside any transaction;
  * then one transaction checks that no person took the conversation meanwhile and queues the reply
  * (its `message.sent` follows when WhatsApp takes it) or records the handoff on the conversation.

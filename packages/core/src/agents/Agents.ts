@@ -30,7 +30,7 @@ import { AgentsRepo } from "./AgentsRepo.ts"
 type Needs = CurrentPrincipal
 
 /**
- * AI agents (CONTRACT-COMMERCE-AI §5): their configuration, versioned, with a unique name per
+ * AI agents (docs/contract-commerce-ai.md §5): their configuration, versioned, with a unique name per
  * account, at most one enabled agent per channel and knowledge sources of the account only;
  * `agent.config_changed` on every change.
  */
@@ -159,7 +159,7 @@ export class Agents extends Context.Service<
 
 /**
  * Drops a deleted knowledge source from every agent of the account that named it, each such agent
- * a new version with its `agent.config_changed` (CONTRACT-COMMERCE-AI §4). Run it in the
+ * a new version with its `agent.config_changed` (docs/contract-commerce-ai.md §4). Run it in the
  * deletion's transaction. An agent whose list this empties answers from every source, as `[]` means.
  */
 export const forgetSource = (

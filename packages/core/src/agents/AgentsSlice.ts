@@ -5,7 +5,7 @@ import { AgentResponder } from "./AgentResponder.ts"
 import * as AgentEvents from "./AgentEvents.ts"
 import { Agents } from "./Agents.ts"
 
-/** AI agents' configuration (CONTRACT-COMMERCE-AI §5) and their live replies (`AgentResponder.loop` runs them). */
+/** AI agents' configuration (docs/contract-commerce-ai.md §5) and their live replies (`AgentResponder.loop` runs them). */
 export const slice = Slice.make({
   name: "agents",
   // The responder queues replies as any send is queued: through Messages, a stateless service.

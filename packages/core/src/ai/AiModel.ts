@@ -44,7 +44,7 @@ export interface Completion {
 }
 
 /**
- * The language model behind agents and the simulation (CONTRACT-COMMERCE-AI §8): narrow on purpose,
+ * The language model behind agents and the simulation (docs/contract-commerce-ai.md §8): narrow on purpose,
  * so core stays off `effect/ai`'s unstable API and a fake is a few lines. The builtin extractive
  * model (no network) is the default; `openai_compatible` (@leadline/ai-adapter) replaces it where a
  * deployment provides one.

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Completion, CompletionRequest } from "./AiModel.ts"
 
-/** How long the builtin model's reply may be (CONTRACT-COMMERCE-AI §6). */
+/** How long the builtin model's reply may be (docs/contract-commerce-ai.md §6). */
 export const MAX_REPLY_CHARS = 600
 
 export const NAME = "retrieval-v1"
@@ -37,7 +37,7 @@ export const quoted = (headline: string, text: string): string => {
 }
 
 /**
- * The default model, with no network and no weights (CONTRACT-COMMERCE-AI §6): its reply is the
+ * The default model, with no network and no weights (docs/contract-commerce-ai.md §6): its reply is the
  * best passage's highlighted fragment, quoted, so it never says what the knowledge base does not.
  * Without a passage it answers the hand-off marker. It ignores instructions, history and temperature.
  */

@@ -1,7 +1,7 @@
 import type { ChatMessage, CompletionRequest, Snippet } from "./AiModel.ts"
 
 /**
- * The prompt's fixed parts (CONTRACT-COMMERCE-AI §6): the rules that follow the agent's
+ * The prompt's fixed parts (docs/contract-commerce-ai.md §6): the rules that follow the agent's
  * instructions, and the block the knowledge goes in. Knowledge and customer text are untrusted:
  * they never go into the rules; the knowledge goes in one delimited block that no passage can
  * close or reopen, and the customer's words only in user messages.

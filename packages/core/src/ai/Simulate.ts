@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { agentFields } from "../agents/Agent.ts"
 import { Text } from "../Text.ts"
 
-/** CONTRACT-COMMERCE-AI §6: what `POST /api/v1/ai/simulate` takes and answers. */
+/** docs/contract-commerce-ai.md §6: what `POST /api/v1/ai/simulate` takes and answers. */
 
 const MessageText = Text.check(
   Schema.isMinLength(1, { message: "must not be empty" }),

@@ -18,7 +18,7 @@ import { AiModel } from "./AiModel.ts"
 import { SimulateInput, type Simulation } from "./Simulate.ts"
 
 /**
- * The AI simulation (CONTRACT-COMMERCE-AI §6): the agent pipeline on a message, with the agent's
+ * The AI simulation (docs/contract-commerce-ai.md §6): the agent pipeline on a message, with the agent's
  * saved configuration and this call's overrides. It sends, stores, emits and counts nothing.
  */
 export class Simulator extends Context.Service<
@@ -46,7 +46,7 @@ export class Simulator extends Context.Service<
         const principal = yield* authorize("ai.use")
         const input = yield* decode(raw)
         const accountId = principal.accountId
-        // References in a body that name nothing are 400s (CONTRACT-COMMERCE-AI §0a.1).
+        // References in a body that name nothing are 400s (docs/contract-commerce-ai.md §0a.1).
         const saved = yield* agents.find(accountId, input.agent_id)
         if (saved === undefined) return yield* invalidField("agent_id", "no such agent in this account")
         if (input.lead_id != null && (yield* leads.find(accountId, input.lead_id)) === undefined) {

@@ -19,7 +19,7 @@ import type * as Metrics from "./Metrics.ts"
 export type Needs = Metrics.Needs<Section>
 
 /**
- * Analytics (CONTRACT-COMMERCE-AI §7): a summary of the account's range and one timeseries at a
+ * Analytics (docs/contract-commerce-ai.md §7): a summary of the account's range and one timeseries at a
  * time, counted live from the slices' stores between the instants `Calendar` computes.
  */
 export class Analytics extends Context.Service<

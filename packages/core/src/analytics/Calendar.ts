@@ -3,7 +3,7 @@ import { DateTime, Option } from "effect"
 /**
  * The calendar arithmetic of analytics, in one pure place: local dates in an IANA zone, the
  * real-time window they cover and the buckets of an interval, right across daylight-saving
- * changes (CONTRACT-COMMERCE-AI §7, §0a.6). Stores only count rows between the instants given
+ * changes (docs/contract-commerce-ai.md §7, §0a.6). Stores only count rows between the instants given
  * here, so the memory and SQL stores cannot disagree on a bucket's edge.
  */
 

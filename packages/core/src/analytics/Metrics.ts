@@ -14,7 +14,7 @@ export interface Series<R> {
 }
 
 /**
- * What a slice counts for analytics (CONTRACT-COMMERCE-AI §7): its part of the summary, under
+ * What a slice counts for analytics (docs/contract-commerce-ai.md §7): its part of the summary, under
  * its key, and its timeseries by metric name. The slice's own store answers them, so a metric
  * starts counting when its resource lands, with no central switch.
  */

@@ -27,7 +27,7 @@ export const authorize = (
   )
 
 /**
- * For operations no scope grants and that have no permission of their own in CONTRACT.md's
+ * For operations no scope grants and that have no permission of their own in docs/contract.md's
  * list (channels, conversation changes): only a full-access key, so `/api/me` stays as pinned.
  */
 export const authorizeFullAccess: Effect.Effect<Principal, PermissionDenied, CurrentPrincipal> = Effect.flatMap(

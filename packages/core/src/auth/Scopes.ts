@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * The scope policy of CONTRACT.md: the 16 scopes, the permissions each grants,
+ * The scope policy of docs/contract.md: the 16 scopes, the permissions each grants,
  * and what a key with no scopes (full access) may do.
  */
 export const SCOPES = [

@@ -1,6 +1,6 @@
 import type { Lead, LeadStatus } from "../leads/Lead.ts"
 
-/** Who a campaign is for (CONTRACT-MESSAGING §8.1). */
+/** Who a campaign is for (docs/contract-messaging.md §8.1). */
 export interface Audience {
   readonly tags: ReadonlyArray<string>
   readonly statuses: ReadonlyArray<typeof LeadStatus.Type>

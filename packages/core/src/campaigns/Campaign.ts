@@ -5,7 +5,7 @@ import { Text } from "../Text.ts"
 import { isUnbounded, MAX_LEAD_IDS } from "./Audience.ts"
 import * as Placeholders from "./Placeholders.ts"
 
-/** CONTRACT-MESSAGING §8.1. */
+/** docs/contract-messaging.md §8.1. */
 export const CampaignStatus = Schema.Literals([
   "draft",
   "queued",

@@ -1,7 +1,7 @@
 import type { CampaignStatus as Status } from "./Campaign.ts"
 
 /**
- * A campaign's states and what moves it (CONTRACT-MESSAGING §8.2):
+ * A campaign's states and what moves it (docs/contract-messaging.md §8.2):
  *
  * ```
  * draft ──queue──► queued ──first claim──► sending ──no queued message left──► completed

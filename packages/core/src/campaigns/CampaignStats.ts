@@ -2,7 +2,7 @@ import type { OutboundStatus } from "../messages/StatusMerge.ts"
 import type { CampaignStats as Stats } from "./Campaign.ts"
 
 /**
- * A campaign's stats (CONTRACT-MESSAGING §8.1, the `CampaignStats` schema of Campaign.ts):
+ * A campaign's stats (docs/contract-messaging.md §8.1, the `CampaignStats` schema of Campaign.ts):
  * `queued`, `failed`, `skipped` and `cancelled` are current counts, `sent`, `delivered` and
  * `read` a funnel ("reached at least"), and `total = queued + sent + failed + skipped + cancelled`
  * always.

@@ -55,7 +55,7 @@ const templateOf = (template: CreateCampaign["template"]) => ({
 const instant = (value: string | null | undefined) => (value == null ? null : new Date(value).toISOString())
 
 /**
- * Campaigns (CONTRACT-MESSAGING §8): drafts written with `campaigns:write`, queued and cancelled
+ * Campaigns (docs/contract-messaging.md §8): drafts written with `campaigns:write`, queued and cancelled
  * with `campaigns:send`, read with any campaigns scope. Queueing snapshots the audience and
  * creates every recipient's message, reserving their usage, in one transaction; the sender
  * sends them in the campaign lane, and `CampaignProgress` moves the campaign as they leave the

@@ -1,7 +1,7 @@
 import type { Lead } from "../leads/Lead.ts"
 
 /**
- * Placeholders in a campaign's template (CONTRACT-MESSAGING §8.1): `{{lead.name}}`,
+ * Placeholders in a campaign's template (docs/contract-messaging.md §8.1): `{{lead.name}}`,
  * `{{lead.phone}}`, `{{lead.email}}` and `{{lead.attributes.KEY}}`, in any string of the
  * template's components, rendered per recipient. Anything else between braces is refused
  * when the campaign is written, so a typo never reaches a customer.

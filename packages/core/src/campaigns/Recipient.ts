@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { MessageError } from "../messages/Message.ts"
 
-/** What a recipient's list can be filtered by, and the status each shows (CONTRACT-MESSAGING §8.2). */
+/** What a recipient's list can be filtered by, and the status each shows (docs/contract-messaging.md §8.2). */
 export const RecipientStatus = Schema.Literals([
   "queued",
   "sent",

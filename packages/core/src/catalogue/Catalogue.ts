@@ -20,7 +20,7 @@ import { ProductsRepo } from "./ProductsRepo.ts"
 type Needs = CurrentPrincipal
 
 /**
- * The catalogue (CONTRACT-COMMERCE-AI §2): anyone with `catalogue:read` reads it, only a
+ * The catalogue (docs/contract-commerce-ai.md §2): anyone with `catalogue:read` reads it, only a
  * full-access key changes it (`catalogue.manage`). It emits no events: the seed's event types
  * have none for products.
  */

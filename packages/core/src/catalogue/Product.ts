@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Amount, Currency } from "../money/Money.ts"
 import { JsonObject, Text } from "../Text.ts"
 
-/** CONTRACT-COMMERCE-AI §2: a product of the account's catalogue. */
+/** docs/contract-commerce-ai.md §2: a product of the account's catalogue. */
 export const Product = Schema.Struct({
   id: Schema.String.annotate({ description: "`prod_` followed by a sortable id" }),
   sku: Schema.String.annotate({ description: "Unique in the account; WhatsApp's `product_retailer_id`" }),
@@ -85,7 +85,7 @@ export const UpdateProduct = Schema.Struct({
 }).annotate({ identifier: "UpdateProduct" })
 export type UpdateProduct = typeof UpdateProduct.Type
 
-/** The list's filters (CONTRACT-COMMERCE-AI §2). */
+/** The list's filters (docs/contract-commerce-ai.md §2). */
 export interface ProductFilter {
   readonly active?: boolean | undefined
   readonly sku?: string | undefined

@@ -33,7 +33,7 @@ const Name = Text.check(
   Schema.isMaxLength(100, { message: "name must be at most 100 characters" })
 )
 
-// Provider ids are strings and never parsed (CONTRACT-MESSAGING §2); bounded so they fit an index.
+// Provider ids are strings and never parsed (docs/contract-messaging.md §2); bounded so they fit an index.
 const ProviderId = (field: string) =>
   Text.check(
     Schema.isMinLength(1, { message: `${field} must not be empty` }),

@@ -12,7 +12,7 @@ type Needs = CurrentPrincipal
 /**
  * The account's WhatsApp numbers. Reading them needs `conversations.view`, so keys that
  * read or send messages can find their channel ids; connecting and changing them needs full
- * access (CONTRACT-MESSAGING §0a.8).
+ * access (docs/contract-messaging.md §0a.8).
  */
 export class Channels extends Context.Service<
   Channels,

@@ -7,7 +7,7 @@ export const ConversationStatus = Schema.Literals(["open", "pending", "resolved"
 })
 export type ConversationStatus = typeof ConversationStatus.Type
 
-/** Why an agent handed a conversation to a person (CONTRACT-COMMERCE-AI §6), or `error`: its model kept failing. */
+/** Why an agent handed a conversation to a person (docs/contract-commerce-ai.md §6), or `error`: its model kept failing. */
 export const HandoffReason = Schema.Literals(["keyword", "no_knowledge", "model", "error"])
 
 export const ConversationHandoff = Schema.Struct({
@@ -21,7 +21,7 @@ export const ConversationHandoff = Schema.Struct({
 })
 export type ConversationHandoff = typeof ConversationHandoff.Type
 
-/** One thread per (channel, lead): resolving and reopening keep its id (CONTRACT-MESSAGING §4). */
+/** One thread per (channel, lead): resolving and reopening keep its id (docs/contract-messaging.md §4). */
 export const Conversation = Schema.Struct({
   id: Schema.String.annotate({ description: "`cv_` followed by a sortable id" }),
   lead_id: Schema.String,

@@ -1,5 +1,5 @@
 /**
- * Markdown-aware chunking of a knowledge source (CONTRACT-COMMERCE-AI §4 "Chunking", after
+ * Markdown-aware chunking of a knowledge source (docs/contract-commerce-ai.md §4 "Chunking", after
  * Chatwoot Captain's ChunkingService).
  *
  * - The content is split on blank lines into blocks; a fenced code block (``` or ~~~) is one block

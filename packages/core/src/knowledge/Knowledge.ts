@@ -35,7 +35,7 @@ import {
 
 type Needs = CurrentPrincipal
 
-/** Deployment settings for the knowledge base (CONTRACT-COMMERCE-AI §9); the contract's defaults. */
+/** Deployment settings for the knowledge base (docs/contract-commerce-ai.md §9); the contract's defaults. */
 export class KnowledgeSettings extends Context.Reference<{
   /** `LEADLINE_KNOWLEDGE_LANGUAGE`: a source's language when its upload names none. */
   readonly defaultLanguage: Language
@@ -44,7 +44,7 @@ export class KnowledgeSettings extends Context.Reference<{
 }>("core/KnowledgeSettings", { defaultValue: () => ({ defaultLanguage: "english", maxSources: 1000 }) }) {}
 
 /**
- * The knowledge base (CONTRACT-COMMERCE-AI §4): text and markdown sources, chunked in the same
+ * The knowledge base (docs/contract-commerce-ai.md §4): text and markdown sources, chunked in the same
  * transaction as their upload, searched with full-text search; `knowledge.updated` on every change.
  */
 export class Knowledge extends Context.Service<

@@ -4,7 +4,7 @@ import { Knowledge } from "./Knowledge.ts"
 import { SourceFetcher } from "./SourceFetcher.ts"
 import * as KnowledgeEvents from "./KnowledgeEvents.ts"
 
-/** Knowledge sources, their chunks and full-text search; `SourceFetcher.loop` fetches url sources (CONTRACT-COMMERCE-AI §4). */
+/** Knowledge sources, their chunks and full-text search; `SourceFetcher.loop` fetches url sources (docs/contract-commerce-ai.md §4). */
 export const slice = Slice.make({
   name: "knowledge",
   layer: Layer.mergeAll(Knowledge.layer, SourceFetcher.layer),

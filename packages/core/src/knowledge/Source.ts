@@ -43,7 +43,7 @@ export const Language = Schema.Literals(LANGUAGES).annotate({
   description: "A PostgreSQL text-search configuration: how words are stemmed; `simple` only lower-cases"
 })
 
-/** Chatwoot's document limit (CONTRACT-COMMERCE-AI §4). */
+/** Chatwoot's document limit (docs/contract-commerce-ai.md §4). */
 export const MAX_CONTENT_CHARS = 200_000
 
 export const SourceKind = Schema.Literals(["text", "markdown", "url"])

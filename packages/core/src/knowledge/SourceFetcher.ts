@@ -17,7 +17,7 @@ const LEASE_MILLIS = 6 * FETCH_TIMEOUT_MILLIS
 const BATCH = 4
 
 /**
- * Fetches `url` sources (CONTRACT-COMMERCE-AI §4): claims the `processing` ones, fetches each page
+ * Fetches `url` sources (docs/contract-commerce-ai.md §4): claims the `processing` ones, fetches each page
  * outside any transaction, then in one transaction (the source read again, locked: it may have
  * been deleted or refreshed meanwhile) stores its text and chunks as `ready`, or `failed` with why,
  * and emits `knowledge.updated` with `previous_attributes`.

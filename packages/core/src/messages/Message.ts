@@ -16,7 +16,7 @@ export const Media = Schema.Struct({
   filename: Nullable
 }).annotate({ identifier: "MessageMedia" })
 
-/** A message in or out (CONTRACT-MESSAGING §5.1). */
+/** A message in or out (docs/contract-messaging.md §5.1). */
 export const Message = Schema.Struct({
   id: Schema.String.annotate({ description: "`msg_` followed by a sortable id" }),
   conversation_id: Schema.String,
@@ -109,7 +109,7 @@ const consistent = Schema.makeFilter((send: { type: string; text?: string | unde
   return true
 })
 
-/** `POST /api/v1/conversations/{id}/messages`: a text or a template (CONTRACT-MESSAGING §5.2). */
+/** `POST /api/v1/conversations/{id}/messages`: a text or a template (docs/contract-messaging.md §5.2). */
 export const SendMessage = Schema.Struct(sendFields).check(consistent).annotate({ identifier: "SendMessage" })
 export type SendMessage = typeof SendMessage.Type
 

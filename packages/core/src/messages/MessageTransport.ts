@@ -43,7 +43,7 @@ export class OutcomeUnknown extends Schema.TaggedError<OutcomeUnknown>()("Outcom
 export type SendFailure = Rejected | OutcomeUnknown
 
 /**
- * The outbound side of a messaging channel (CONTRACT-MESSAGING §6.2). Adapters: the WhatsApp
+ * The outbound side of a messaging channel (docs/contract-messaging.md §6.2). Adapters: the WhatsApp
  * Cloud API client and the simulator. A send is attempted at most once per call; the sender
  * decides about retries from the failure's kind.
  */

@@ -24,7 +24,7 @@ export interface ClaimedMessage {
 }
 
 /**
- * The sender's side of the outbound messages (CONTRACT-MESSAGING §7.1): due queued messages,
+ * The sender's side of the outbound messages (docs/contract-messaging.md §7.1): due queued messages,
  * replies before campaign traffic, each under a lease so two senders never hold one. Each send
  * is recorded as begun (`beginSend`, committed) before the provider is called.
  */

@@ -53,7 +53,7 @@ const IN_FLIGHT = 50
 type Ending = { readonly claimed: ClaimedMessage; readonly update: Update }
 
 /**
- * The outbound sender (CONTRACT-MESSAGING §7): claims queued messages, hands each to the
+ * The outbound sender (docs/contract-messaging.md §7): claims queued messages, hands each to the
  * transport once, and records the outcome through `MessageStatuses`. A send whose outcome
  * is unknown (a timeout, a sender that died mid-call) is never repeated: a WhatsApp message
  * cannot be unsent, so it ends `failed` with `outcome_unknown` unless a status proves it

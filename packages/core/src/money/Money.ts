@@ -4,7 +4,7 @@ import { Schema, SchemaTransformation } from "effect"
 /**
  * Money as integer counts of a currency's minor unit (cents for EUR, yen for JPY, fils/1000
  * for KWD), with ISO 4217 codes and digits from the maintained `currency-codes` table, not
- * `Intl`: CLDR gives HUF and IDR 0 digits where ISO says 2 (CONTRACT-COMMERCE-AI §1).
+ * `Intl`: CLDR gives HUF and IDR 0 digits where ISO says 2 (docs/contract-commerce-ai.md §1).
  */
 
 export const MAX_AMOUNT = 99_999_999_999

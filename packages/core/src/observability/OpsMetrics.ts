@@ -1,7 +1,7 @@
 import { Effect, Metric } from "effect"
 
 /**
- * The operator's counters that the core and the workers move (DASHBOARD-OBSERVABILITY B2: names
+ * The operator's counters that the core and the workers move (docs/observability.md §B2: names
  * and labels are binding). Labels never carry an account, key, lead or URL. The HTTP metrics
  * live with the transport (`@leadline/http-adapter/observability`); `/metrics` renders them all
  * from the same registry.

@@ -3,7 +3,7 @@ import { Sku } from "../catalogue/Product.ts"
 import { Amount, Currency } from "../money/Money.ts"
 import { JsonObject, Text } from "../Text.ts"
 
-/** CONTRACT-COMMERCE-AI §3: fulfilment and payment are two machines (`OrderState.ts`). */
+/** docs/contract-commerce-ai.md §3: fulfilment and payment are two machines (`OrderState.ts`). */
 export const OrderStatus = Schema.Literals(["pending", "confirmed", "shipped", "delivered", "cancelled"]).annotate({
   identifier: "OrderStatus"
 })

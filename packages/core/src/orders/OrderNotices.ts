@@ -43,7 +43,7 @@ export const ConfigureOrderNotices = Schema.Struct({
 /** What an account has until it says otherwise. */
 export const DEFAULT_SETTINGS: OrderNoticeSettings = { enabled: false, template: null }
 
-/** CONTRACT-COMMERCE-AI §3, "WhatsApp mapping": an order's status as WhatsApp's `order_status` names it. */
+/** docs/contract-commerce-ai.md §3, "WhatsApp mapping": an order's status as WhatsApp's `order_status` names it. */
 export const WHATSAPP_STATUS: Record<OrderStatus, string> = {
   pending: "pending",
   confirmed: "processing",

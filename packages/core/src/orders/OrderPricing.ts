@@ -20,7 +20,7 @@ export interface Priced {
 type Input = Pick<CreateOrder, "items" | "currency" | "amount_shipping" | "amount_discount">
 
 /**
- * Prices an order from the account's products (CONTRACT-COMMERCE-AI §3): product lines copy the
+ * Prices an order from the account's products (docs/contract-commerce-ai.md §3): product lines copy the
  * product's name, SKU and price (the snapshot), custom lines keep theirs; amounts are exact
  * integers of the currency's minor unit. A line naming no product of the account, an inactive
  * product, a currency mismatch or a negative total is a 400 naming its path.

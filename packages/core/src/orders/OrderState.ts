@@ -1,7 +1,7 @@
 import type { OrderStatus, PaymentStatus } from "./Order.ts"
 
 /**
- * The two machines of an order (CONTRACT-COMMERCE-AI §3):
+ * The two machines of an order (docs/contract-commerce-ai.md §3):
  *
  * ```
  * status:          pending ──► confirmed ──► shipped ──► delivered      (skipping allowed)

@@ -32,7 +32,7 @@ type Needs = CurrentPrincipal
 export type Origin = { readonly source: "api" } | { readonly source: "whatsapp"; readonly wamid: string }
 
 /**
- * Orders (CONTRACT-COMMERCE-AI §3): made with their lines priced by the server and their stock
+ * Orders (docs/contract-commerce-ai.md §3): made with their lines priced by the server and their stock
  * taken in the same transaction, then moved through `status` and `payment_status`, each move
  * checked on the row as locked, with `If-Match` for optimistic concurrency. Never deleted.
  */

@@ -42,7 +42,7 @@ export const itemsOf = (payload: unknown): { items: ReadonlyArray<WhatsAppItem>;
 }
 
 /**
- * The lines of a WhatsApp order (CONTRACT-COMMERCE-AI §3, "WhatsApp mapping"): an item whose
+ * The lines of a WhatsApp order (docs/contract-commerce-ai.md §3, "WhatsApp mapping"): an item whose
  * retailer id is the SKU of an active product priced in the order's currency is a product line
  * (the catalogue's price, as for any order); any other item, and one whose product ran out
  * (`unstocked`), is a custom line at the price the customer saw in WhatsApp.

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 
-/** The UTC month a message counts in: `YYYY-MM` of its creation (CONTRACT-MESSAGING §10). */
+/** The UTC month a message counts in: `YYYY-MM` of its creation (docs/contract-messaging.md §10). */
 export const periodOf = (iso: string): string => iso.slice(0, 7)
 
 /**

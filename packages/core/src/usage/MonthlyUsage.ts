@@ -10,7 +10,7 @@ export type MonthlyUsage = typeof MonthlyUsage.Type
 
 /**
  * The account's use of its plan this month, as `/api/usage` shows it to the account and the
- * operator's account view shows it to the operator (CONTRACT-MESSAGING §10).
+ * operator's account view shows it to the operator (docs/contract-messaging.md §10).
  */
 export const monthlyUsage = (usage: MessageUsage["Service"], account: Account): Effect.Effect<MonthlyUsage> =>
   Effect.gen(function* () {

@@ -6,7 +6,7 @@ import { type MessageUsage, periodOf } from "./MessageUsage.ts"
 
 /**
  * Reserves `n` messages of the account's plan in the month of `now`, all or none: a single send
- * and a campaign's whole audience alike (CONTRACT-MESSAGING §10). Fails with `LimitReached`,
+ * and a campaign's whole audience alike (docs/contract-messaging.md §10). Fails with `LimitReached`,
  * reserving nothing, when the plan cannot cover them.
  */
 export const reserveWithinPlan = (

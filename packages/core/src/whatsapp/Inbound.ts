@@ -24,7 +24,7 @@ import * as MetaSignature from "./MetaSignature.ts"
 import * as MetaWebhook from "./MetaWebhook.ts"
 
 /**
- * The Meta app the deployment receives webhooks for (CONTRACT-MESSAGING §11). Without
+ * The Meta app the deployment receives webhooks for (docs/contract-messaging.md §11). Without
  * settings, each process makes its own random pair: enough for the simulator and tests;
  * a server that Meta calls sets both.
  */
@@ -45,7 +45,7 @@ export type Receipt =
 const MAX_NAME = 200
 
 /**
- * WhatsApp's webhook (CONTRACT-MESSAGING §6.1): verified over the raw bytes, then each
+ * WhatsApp's webhook (docs/contract-messaging.md §6.1): verified over the raw bytes, then each
  * item on its own, all items of one POST in one transaction. A duplicate (Meta redelivers)
  * changes nothing and emits nothing.
  */

@@ -16,7 +16,7 @@ const leads = [
 ]
 const chosen = (audience: Audience) => leads.filter((l) => matches(audience, l)).map((l) => l.id)
 
-describe("a campaign's audience (CONTRACT-MESSAGING §8.1)", () => {
+describe("a campaign's audience (docs/contract-messaging.md §8.1)", () => {
   it("takes leads with any of the tags", () => {
     assert.deepStrictEqual(chosen({ ...none, tags: ["vip", "newsletter"] }), [
       "ld_vip_new",

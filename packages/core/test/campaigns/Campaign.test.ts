@@ -20,7 +20,7 @@ const problems = (input: unknown) =>
     )
   )
 
-describe("CreateCampaign (CONTRACT-MESSAGING §8.1, §8.3)", () => {
+describe("CreateCampaign (docs/contract-messaging.md §8.1, §8.3)", () => {
   it("takes the contract's example, with scheduled_at optional", () => {
     assert.strictEqual(problems(valid), "decoded")
     assert.strictEqual(problems({ ...valid, scheduled_at: "2026-12-01T09:00:00Z", channel_id: null }), "decoded")

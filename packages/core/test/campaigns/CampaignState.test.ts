@@ -29,7 +29,7 @@ const EXPECTED: Record<CampaignStatus, Record<string, CampaignStatus | null>> = 
   cancelled: { Queue: null, "Queue(empty)": null, Start: null, Finish: null, Fail: null, Cancel: null }
 }
 
-describe("campaign states (CONTRACT-MESSAGING §8.2)", () => {
+describe("campaign states (docs/contract-messaging.md §8.2)", () => {
   it("moves exactly as the table says, and refuses every other move", () => {
     for (const status of ALL) {
       for (const move of MOVES) {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { fromCounts } from "../../src/campaigns/CampaignStats.ts"
 
-describe("campaign stats (CONTRACT-MESSAGING §8.1, §8.5)", () => {
+describe("campaign stats (docs/contract-messaging.md §8.1, §8.5)", () => {
   it("counts sent, delivered and read as a funnel, the rest as they stand, and adds up", () => {
     const stats = fromCounts({
       messages: { queued: 300, sent: 30, delivered: 440, read: 410, failed: 12, cancelled: 0 },

@@ -6,7 +6,7 @@ const body = (...texts: ReadonlyArray<string>) => [
   { type: "body", parameters: texts.map((text) => ({ type: "text", text })) }
 ]
 
-describe("campaign placeholders (CONTRACT-MESSAGING §8.1)", () => {
+describe("campaign placeholders (docs/contract-messaging.md §8.1)", () => {
   it("names what is not a known placeholder, each once, and accepts the known ones with spaces inside", () => {
     assert.deepStrictEqual(unknown(body("{{lead.name}}", "{{ lead.attributes.city }}", "{{lead.phone}}")), [])
     assert.deepStrictEqual(unknown(body("{{lead.nmae}}", "Hi {{contact.name}} and {{lead.nmae}}", "{{}}")), [

@@ -5,7 +5,7 @@ import { noticeOf, WHATSAPP_STATUS } from "../../src/orders/OrderNotices.ts"
 const order = (status: Order["status"]) => ({ id: "ord_01", status }) as Order
 
 describe("order status notices", () => {
-  it("names each status as WhatsApp's order_status does (CONTRACT-COMMERCE-AI §3)", () => {
+  it("names each status as WhatsApp's order_status does (docs/contract-commerce-ai.md §3)", () => {
     assert.deepStrictEqual(WHATSAPP_STATUS, {
       pending: "pending",
       confirmed: "processing",

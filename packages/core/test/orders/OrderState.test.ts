@@ -7,7 +7,7 @@ import * as OrderState from "../../src/orders/OrderState.ts"
 const STATUSES: ReadonlyArray<OrderStatus> = ["pending", "confirmed", "shipped", "delivered", "cancelled"]
 const PAYMENTS: ReadonlyArray<PaymentStatus> = ["unpaid", "paid", "refunded"]
 
-// CONTRACT-COMMERCE-AI §3, written out cell by cell rather than computed.
+// docs/contract-commerce-ai.md §3, written out cell by cell rather than computed.
 const STATUS_TABLE: Record<OrderStatus, ReadonlyArray<OrderStatus>> = {
   pending: ["confirmed", "shipped", "delivered", "cancelled"],
   confirmed: ["shipped", "delivered", "cancelled"],

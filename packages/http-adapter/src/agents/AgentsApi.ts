@@ -68,6 +68,6 @@ export class AgentsApi extends HttpApiGroup.make("agents")
   .annotateMerge(
     OpenApi.annotations({
       title: "Agents",
-      description: "AI agents that answer from the knowledge base (CONTRACT-COMMERCE-AI §5)."
+      description: "AI agents that answer from the knowledge base (docs/contract-commerce-ai.md §5)."
     })
   ) {}

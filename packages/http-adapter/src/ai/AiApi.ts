@@ -24,6 +24,6 @@ export class AiApi extends HttpApiGroup.make("ai")
   .annotateMerge(
     OpenApi.annotations({
       title: "AI",
-      description: "Try an agent before it answers customers (CONTRACT-COMMERCE-AI §6)."
+      description: "Try an agent before it answers customers (docs/contract-commerce-ai.md §6)."
     })
   ) {}

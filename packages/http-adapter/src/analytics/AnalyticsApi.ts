@@ -37,6 +37,6 @@ export class AnalyticsApi extends HttpApiGroup.make("analytics")
     OpenApi.annotations({
       title: "Analytics",
       description:
-        "Counted live from the account's data (CONTRACT-COMMERCE-AI §7): each resource's slice counts its own metrics."
+        "Counted live from the account's data (docs/contract-commerce-ai.md §7): each resource's slice counts its own metrics."
     })
   ) {}

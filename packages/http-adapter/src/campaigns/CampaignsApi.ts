@@ -106,6 +106,6 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
   .annotateMerge(
     OpenApi.annotations({
       title: "Campaigns",
-      description: "Template broadcasts to an audience of leads (CONTRACT-MESSAGING §8)."
+      description: "Template broadcasts to an audience of leads (docs/contract-messaging.md §8)."
     })
   ) {}

@@ -79,6 +79,6 @@ export class CatalogueApi extends HttpApiGroup.make("catalogue")
   .annotateMerge(
     OpenApi.annotations({
       title: "Catalogue",
-      description: "Products with prices in minor units and optional stock (CONTRACT-COMMERCE-AI §2)."
+      description: "Products with prices in minor units and optional stock (docs/contract-commerce-ai.md §2)."
     })
   ) {}

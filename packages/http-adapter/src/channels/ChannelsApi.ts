@@ -53,5 +53,8 @@ export class ChannelsApi extends HttpApiGroup.make("channels")
   .middleware(Authentication)
   .prefix("/api/v1/channels")
   .annotateMerge(
-    OpenApi.annotations({ title: "Channels", description: "Connected WhatsApp numbers (CONTRACT-MESSAGING §3)." })
+    OpenApi.annotations({
+      title: "Channels",
+      description: "Connected WhatsApp numbers (docs/contract-messaging.md §3)."
+    })
   ) {}

@@ -9,7 +9,7 @@ import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
 import { Conflict, Forbidden, MessageLimitReached, NotFound, ValidationError, WindowClosed } from "../WireErrors.ts"
 
-/** What a send can answer besides 201 (CONTRACT-MESSAGING §5.2, in the order they are checked). */
+/** What a send can answer besides 201 (docs/contract-messaging.md §5.2, in the order they are checked). */
 export const SEND_ERRORS = [Forbidden, NotFound, ValidationError, Conflict, WindowClosed, MessageLimitReached] as const
 
 export const ConversationList = Schema.Struct({ conversations: Schema.Array(Conversation), meta: Meta }).annotate({
@@ -84,6 +84,6 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
   .annotateMerge(
     OpenApi.annotations({
       title: "Conversations",
-      description: "One WhatsApp thread per channel and lead (CONTRACT-MESSAGING §4)."
+      description: "One WhatsApp thread per channel and lead (docs/contract-messaging.md §4)."
     })
   ) {}

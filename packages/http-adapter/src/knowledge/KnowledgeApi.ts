@@ -129,6 +129,7 @@ export class KnowledgeApi extends HttpApiGroup.make("knowledge")
   .annotateMerge(
     OpenApi.annotations({
       title: "Knowledge",
-      description: "Sources the agents answer from, their chunks and full-text search (CONTRACT-COMMERCE-AI §4)."
+      description:
+        "Sources the agents answer from, their chunks and full-text search (docs/contract-commerce-ai.md §4)."
     })
   ) {}

@@ -28,5 +28,5 @@ export class MessagesApi extends HttpApiGroup.make("messages")
   .middleware(Authentication)
   .prefix("/api/v1/messages")
   .annotateMerge(
-    OpenApi.annotations({ title: "Messages", description: "Messages in and out (CONTRACT-MESSAGING §5)." })
+    OpenApi.annotations({ title: "Messages", description: "Messages in and out (docs/contract-messaging.md §5)." })
   ) {}

@@ -3,7 +3,7 @@ import { HttpRouter } from "effect/http"
 import { REQUEST_SECONDS } from "@leadline/core/observability/OpsMetrics"
 
 /**
- * The HTTP metrics of DASHBOARD-OBSERVABILITY B2, recorded once per request by the envelope
+ * The HTTP metrics of docs/observability.md §B2, recorded once per request by the envelope
  * (so 413, 415, 503 and unmatched routes count too). `route` is the pattern the router matched,
  * written by `label`, a route middleware, into the request's `Labels`; `unmatched` otherwise.
  * Tagged series are made once per label set and updated synchronously: about 0.1 µs a request.

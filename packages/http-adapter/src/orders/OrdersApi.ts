@@ -85,6 +85,6 @@ export class OrdersApi extends HttpApiGroup.make("orders")
     OpenApi.annotations({
       title: "Orders",
       description:
-        "Orders with server-computed totals, stock that never oversells, and two status machines (CONTRACT-COMMERCE-AI §3). Orders are never deleted: cancel instead."
+        "Orders with server-computed totals, stock that never oversells, and two status machines (docs/contract-commerce-ai.md §3). Orders are never deleted: cancel instead."
     })
   ) {}

@@ -12,7 +12,7 @@ const badToken = toResponse(new Forbidden({ error: "Wrong verify token" }))
 const tooLarge = overLimit(DEFAULT_MAX_BODY_BYTES)
 
 /**
- * WhatsApp's webhook (CONTRACT-MESSAGING §6.1): plain router routes, not HttpApi endpoints,
+ * WhatsApp's webhook (docs/contract-messaging.md §6.1): plain router routes, not HttpApi endpoints,
  * because the signature is over the raw bytes and must be checked before anything parses them.
  */
 export const routes = HttpRouter.use((router) =>
@@ -37,7 +37,7 @@ export const routes = HttpRouter.use((router) =>
       PATH,
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        // The API's body limit, also while a chunked body streams in (CONTRACT-MESSAGING §6.1).
+        // The API's body limit, also while a chunked body streams in (docs/contract-messaging.md §6.1).
         const length = request.headers["content-length"]
         if (length !== undefined && Number(length) > DEFAULT_MAX_BODY_BYTES) return tooLarge
         const body = yield* Effect.result(

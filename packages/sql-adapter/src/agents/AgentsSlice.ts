@@ -5,7 +5,7 @@ import * as AgentJobs0015 from "./migrations/0015_agent_jobs.ts"
 import * as SqlAgentJobs from "./SqlAgentJobs.ts"
 import * as SqlAgents from "./SqlAgents.ts"
 
-/** AI agents' configuration (CONTRACT-COMMERCE-AI §5) and the inbound messages they are to answer. */
+/** AI agents' configuration (docs/contract-commerce-ai.md §5) and the inbound messages they are to answer. */
 export const slice = Slice.make({
   name: "agents",
   layer: Layer.mergeAll(SqlAgents.layer, SqlAgentJobs.layer),

@@ -3,7 +3,7 @@ import * as Campaigns0008 from "./migrations/0008_campaigns.ts"
 import * as RecipientsWithoutCampaignKey0024 from "./migrations/0024_recipients_without_campaign_key.ts"
 import * as SqlCampaigns from "./SqlCampaigns.ts"
 
-/** Campaigns and their recipients; their messages live in `messages` (CONTRACT-MESSAGING §8). */
+/** Campaigns and their recipients; their messages live in `messages` (docs/contract-messaging.md §8). */
 export const slice = Slice.make({
   name: "campaigns",
   layer: SqlCampaigns.layer,

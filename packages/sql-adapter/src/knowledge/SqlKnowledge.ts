@@ -177,7 +177,7 @@ export const layer = Layer.effect(
         const inSources = (column: string) =>
           ids === undefined ? sql`TRUE` : sql`${sql.unsafe(column)} = ANY(${textArray(ids)}::text[])`
         /**
-         * One tier of the search (CONTRACT-COMMERCE-AI §4). `websearch_to_tsquery` ANDs every term, so
+         * One tier of the search (docs/contract-commerce-ai.md §4). `websearch_to_tsquery` ANDs every term, so
          * a natural question rarely matches whole; the OR of its lexemes finds the candidates, and those
          * with every term rank first. Ranking every chunk with any term costs in proportion to how many
          * there are (tens of thousands for a common word in a large base), so the first tier takes only

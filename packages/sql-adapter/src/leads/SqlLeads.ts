@@ -51,7 +51,7 @@ export const pageQuery = (sql: SqlClient.SqlClient, accountId: string, page: Pag
                ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`
 
 /**
- * `Audience.matches` in SQL (CONTRACT-MESSAGING §8.1): any of the tags and one of the statuses
+ * `Audience.matches` in SQL (docs/contract-messaging.md §8.1): any of the tags and one of the statuses
  * (each when given), or one of the lead ids, and none of the excluded tags.
  */
 const audienceWhere = (sql: SqlClient.SqlClient, accountId: string, audience: Audience) => {

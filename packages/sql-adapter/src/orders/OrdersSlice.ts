@@ -7,7 +7,7 @@ import * as SqlOrderNoticeSettings from "./SqlOrderNoticeSettings.ts"
 import * as SqlOrders from "./SqlOrders.ts"
 
 /**
- * Orders with their lines as snapshots (CONTRACT-COMMERCE-AI §3); their stock moves are the
+ * Orders with their lines as snapshots (docs/contract-commerce-ai.md §3); their stock moves are the
  * catalogue's. Each account's order-notice settings.
  */
 export const slice = Slice.make({

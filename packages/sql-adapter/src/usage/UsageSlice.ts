@@ -2,7 +2,7 @@ import * as Slice from "../Slice.ts"
 import * as MessageUsage0006 from "./migrations/0006_message_usage.ts"
 import * as SqlMessageUsage from "./SqlMessageUsage.ts"
 
-/** Messages counted per account and month (CONTRACT-MESSAGING §10). */
+/** Messages counted per account and month (docs/contract-messaging.md §10). */
 export const slice = Slice.make({
   name: "usage",
   layer: SqlMessageUsage.layer,

@@ -159,7 +159,7 @@ describe("CloudTransport: the request", () => {
   })
 })
 
-describe("CloudTransport: what came back (CONTRACT-MESSAGING §6.3)", () => {
+describe("CloudTransport: what came back (docs/contract-messaging.md §6.3)", () => {
   const retryable: ReadonlyArray<readonly [number, number]> = [
     [400, 130429],
     [400, 131056],

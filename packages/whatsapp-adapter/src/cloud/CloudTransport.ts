@@ -11,7 +11,7 @@ import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http
 import * as GraphErrors from "./GraphErrors.ts"
 
 /**
- * `MessageTransport` over the WhatsApp Cloud API (CONTRACT-MESSAGING §6.3): one
+ * `MessageTransport` over the WhatsApp Cloud API (docs/contract-messaging.md §6.3): one
  * `POST {baseUrl}/{version}/{phoneNumberId}/messages` per send, never retried here, so the
  * sender alone decides what happens after a failure.
  */

@@ -2,7 +2,7 @@ import { type Accepted, OutcomeUnknown, Rejected, type SendFailure } from "@lead
 import { Result } from "effect"
 
 /**
- * What a send to the Graph API came to (CONTRACT-MESSAGING §6.3), as pure functions of what
+ * What a send to the Graph API came to (docs/contract-messaging.md §6.3), as pure functions of what
  * came back: Meta says to branch on `error.code`, not on the HTTP status or the subcode.
  */
 

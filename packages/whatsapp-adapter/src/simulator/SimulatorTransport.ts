@@ -15,7 +15,7 @@ import { Array as Arr, Cause, Clock, Config, Context, Effect, Layer, Queue, Reda
 import { Base64Url } from "effect/encoding"
 
 /**
- * `MessageTransport` that plays Meta offline (CONTRACT-MESSAGING §6.4): it accepts a send,
+ * `MessageTransport` that plays Meta offline (docs/contract-messaging.md §6.4): it accepts a send,
  * then delivers Meta-shaped status webhooks, signed with the deployment's app secret, to
  * core's `Inbound.receive`, the handler behind `POST /webhooks/whatsapp`. Scripted recipients
  * and template names produce the provider's failures, in the manner of Stripe's test cards.

@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * AI agents (CONTRACT-COMMERCE-AI §5). The configuration is one jsonb document beside the columns
+ * AI agents (docs/contract-commerce-ai.md §5). The configuration is one jsonb document beside the columns
  * the store looks up by; the name is unique in its account (the service checks first, under
  * `lockAccount`, so this is a last guard).
  */

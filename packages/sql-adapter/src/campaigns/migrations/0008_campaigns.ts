@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * Campaigns and the recipients each snapshotted when it was queued (CONTRACT-MESSAGING §8). A
+ * Campaigns and the recipients each snapshotted when it was queued (docs/contract-messaging.md §8). A
  * recipient keeps no foreign key to its lead: a lead deleted later still shows in the list, as
  * skipped. Stats are counted from the messages by `(campaign_id, status)`, never kept in a row
  * that every status webhook would have to update.

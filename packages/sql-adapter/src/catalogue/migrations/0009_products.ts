@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * The catalogue (CONTRACT-COMMERCE-AI §2). A SKU is unique in its account: orders name products
+ * The catalogue (docs/contract-commerce-ai.md §2). A SKU is unique in its account: orders name products
  * by it. `stock` is null when it is not tracked; the check is a last guard, as `takeStock` never
  * takes more than it read under the row lock.
  */

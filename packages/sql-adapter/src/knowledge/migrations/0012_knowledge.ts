@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * The knowledge base (CONTRACT-COMMERCE-AI §4). Each chunk carries its source's text-search
+ * The knowledge base (docs/contract-commerce-ai.md §4). Each chunk carries its source's text-search
  * configuration, so its `tsv` is built (and searched) with the source's language; the GIN index
  * serves the search's `tsv @@ query`. Chunks go with their source.
  */

@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * `url` sources (CONTRACT-COMMERCE-AI §4): a URL is a source once per account; a fetcher holds a
+ * `url` sources (docs/contract-commerce-ai.md §4): a URL is a source once per account; a fetcher holds a
  * `processing` one with a lease while it fetches, so several processes share them and a dead one's
  * source goes to another.
  */

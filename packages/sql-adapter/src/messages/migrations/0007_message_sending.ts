@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * What the sender needs on a message (CONTRACT-MESSAGING §7.1): its lane (0 replies, 1
+ * What the sender needs on a message (docs/contract-messaging.md §7.1): its lane (0 replies, 1
  * campaigns), when it may go, the lease of the sender holding it, and when a send began
  * (committed before the provider is called, so a sender that dies mid-call is noticed).
  */

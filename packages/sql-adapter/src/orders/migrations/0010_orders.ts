@@ -3,7 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migration from "../../Migration.ts"
 
 /**
- * Orders (CONTRACT-COMMERCE-AI §3). The lines are immutable snapshots of their products, kept
+ * Orders (docs/contract-commerce-ai.md §3). The lines are immutable snapshots of their products, kept
  * as jsonb in the order's row, and no foreign key names a lead or a product: a deleted product's
  * lines stay readable. A WhatsApp message (wamid) places at most one order in its account: the
  * partial unique index, which orders from the API (no wamid) stay out of.

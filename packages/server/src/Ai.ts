@@ -5,7 +5,7 @@ import * as RateLimit from "@leadline/http-adapter/RateLimit"
 import { Config, Effect, Layer, Schema } from "effect"
 
 /**
- * The AI settings of a deployment (CONTRACT-COMMERCE-AI §9), all optional: the builtin extractive
+ * The AI settings of a deployment (docs/contract-commerce-ai.md §9), all optional: the builtin extractive
  * model unless `LEADLINE_AI_PROVIDER=openai_compatible`, whose base URL and model are then required
  * (a start-up error names what is missing).
  */

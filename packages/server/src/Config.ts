@@ -123,7 +123,6 @@ export const databaseConfig = (config: ServerConfig) => ({
   maxConnections: config.databasePoolSize
 })
 
-
 export const workerOptions = (config: ServerConfig) => ({
   concurrency: config.workerConcurrency,
   pollInterval: `${config.workerPollMillis} millis` as const,

@@ -6,7 +6,7 @@ import type { ServerConfig } from "./Config.ts"
 import { resolveSecret } from "./SecretFile.ts"
 
 /**
- * The Meta app's secret and verify token (CONTRACT-MESSAGING §0a.3): from the environment
+ * The Meta app's secret and verify token (docs/contract-messaging.md §0a.3): from the environment
  * when set, in every transport mode; otherwise made once and kept in the data directory.
  * The Cloud API mode refuses to start without both: Meta signs with the app's real secret.
  */

@@ -12,7 +12,7 @@ const build = (env: Record<string, string>) =>
     }).pipe(Effect.provide(Ai.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))))
   )
 
-describe("the AI settings (CONTRACT-COMMERCE-AI §9)", () => {
+describe("the AI settings (docs/contract-commerce-ai.md §9)", () => {
   it("default to the builtin model, English, 1000 sources and 30 simulations a minute", async () => {
     expect(await build({})).toEqual(
       Exit.succeed({

@@ -2,6 +2,9 @@ import { isNodeBuiltin, type Manifest, packageOf, type SourceFile } from "./Impo
 
 export const CORE = "@leadline/core"
 export const TESTKIT = "@leadline/testkit"
+export const SERVER = "@leadline/server"
+/** What the server's code may not import: it is deployed, and test tooling has no place in production. */
+export const TEST_TOOLING: ReadonlyArray<string> = [TESTKIT, "vitest", "@effect/vitest", "fast-check"]
 export const ADAPTERS: ReadonlyArray<string> = [
   "@leadline/sql-adapter",
   "@leadline/http-adapter",
@@ -65,6 +68,12 @@ export const arrowViolations = (files: ReadonlyArray<SourceFile>): ReadonlyArray
       ) {
         found.push("an adapter imports core only, never another adapter or the testkit")
       }
+      if ((pkg === SERVER && file.owner === CORE) || (pkg === SERVER && ADAPTERS.includes(file.owner))) {
+        found.push("core and the adapters never import the server (the composition root)")
+      }
+      if (file.owner === SERVER && file.area === "src" && pkg !== undefined && TEST_TOOLING.includes(pkg)) {
+        found.push("the server's code imports no test tooling")
+      }
       if (isInternal(specifier)) {
         found.push("a package's internal/ modules are closed to other packages (its exports map them to null)")
       }
@@ -127,7 +136,9 @@ export const exportProblems = (manifest: Manifest, exists: (path: string) => boo
     const conditions = target as Record<string, unknown>
     const order = Object.keys(conditions).join(", ")
     if (order !== `${SOURCE_CONDITION}, types, default`) {
-      problems.push(`${manifest.name}: exports "${key}" must list ${SOURCE_CONDITION}, types, default in that order (has ${order})`)
+      problems.push(
+        `${manifest.name}: exports "${key}" must list ${SOURCE_CONDITION}, types, default in that order (has ${order})`
+      )
       continue
     }
     const [source, types, fallback] = [conditions[SOURCE_CONDITION], conditions.types, conditions.default]

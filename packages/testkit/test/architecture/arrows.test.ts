@@ -85,6 +85,40 @@ describe("the arrows point inward", () => {
     ).toEqual([])
   })
 
+  it("the server is the composition root: nothing below it imports it, and it imports no test tooling", () => {
+    expect(
+      rulesBroken(
+        file(
+          "packages/http-adapter/src/Server.ts",
+          "@leadline/http-adapter",
+          `import * as C from "@leadline/server/Composition"`
+        )
+      )
+    ).toEqual(["@leadline/server/Composition: core and the adapters never import the server (the composition root)"])
+    expect(
+      rulesBroken(
+        file("packages/server/src/Serve.ts", "@leadline/server", `import * as T from "@leadline/testkit/TestServer"`)
+      )
+    ).toEqual(["@leadline/testkit/TestServer: the server's code imports no test tooling"])
+    expect(
+      rulesBroken(file("packages/server/src/Serve.ts", "@leadline/server", `import { it } from "vitest"`))
+    ).toEqual(["vitest: the server's code imports no test tooling"])
+    expect(
+      rulesBroken(
+        file("packages/server/test/x.test.ts", "@leadline/server", `import * as T from "@leadline/testkit/TestServer"`)
+      )
+    ).toEqual([])
+    expect(
+      rulesBroken(
+        file(
+          "packages/testkit/src/TestServer.ts",
+          "@leadline/testkit",
+          `import * as C from "@leadline/server/Composition"`
+        )
+      )
+    ).toEqual([])
+  })
+
   it("no package reaches into another's internal/ modules", () => {
     const rule = "a package's internal/ modules are closed to other packages (its exports map them to null)"
     expect(

@@ -1,9 +1,9 @@
+import * as LiveTarget from "../../src/LiveTarget.ts"
 import { contractSuite } from "../../src/ContractSuite.ts"
+import { securitySuite } from "../../src/SecuritySuite.ts"
 
-const baseUrl = process.env.LEADLINE_CONTRACT_URL
-const adminToken = process.env.LEADLINE_ADMIN_TOKEN
-if (baseUrl === undefined || adminToken === undefined) {
-  throw new Error("Set LEADLINE_CONTRACT_URL and LEADLINE_ADMIN_TOKEN to run the contract suite against a deployment")
-}
+// The suites examples/contract-test runs from the packs, here from the workspace's sources.
+const target = LiveTarget.fromEnv()
 
-contractSuite(`contract against ${baseUrl}`, () => ({ baseUrl: baseUrl.replace(/\/$/, ""), adminToken }))
+contractSuite(`contract against ${target.baseUrl}`, () => target)
+securitySuite(target.baseUrl, () => target, { receiver: process.env.LEADLINE_WEBHOOK_RECEIVER !== "off" })

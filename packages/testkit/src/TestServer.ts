@@ -23,6 +23,8 @@ export interface Target {
   readonly adminToken: string
   /** The Meta app secret the server verifies WhatsApp webhooks with, when the tests may sign them. */
   readonly whatsappAppSecret?: string | undefined
+  /** The verify token of the WhatsApp webhook handshake, when the tests may try it. */
+  readonly whatsappVerifyToken?: string | undefined
 }
 
 export interface Running extends Target {

@@ -43,7 +43,7 @@ export const contract = (context: ContractContext) => {
     it("answers the handshake with the challenge only for the right verify token", async () => {
       const url = (token: string) =>
         `${context.target.baseUrl}/webhooks/whatsapp?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=${token}`
-      const token = (context.target as { whatsappVerifyToken?: string }).whatsappVerifyToken ?? ""
+      const token = context.target.whatsappVerifyToken ?? ""
       const right = await fetch(url(encodeURIComponent(token)))
       expect(right.status).toBe(200)
       expect(right.headers.get("content-type")).toMatch(/^text\/plain/)

@@ -20,7 +20,10 @@ export const nextWaId = () =>
 
 /** Posts bytes to the WhatsApp webhook as Meta would: signed with the server's app secret unless `signature` is given. */
 export const postWebhook = (target: Target, raw: Uint8Array, signature?: string | null) => {
-  if (target.whatsappAppSecret === undefined) throw new Error("this target does not say its WhatsApp app secret")
+  if (target.whatsappAppSecret === undefined)
+    throw new Error(
+      "this target does not say its WhatsApp app secret: set WHATSAPP_APP_SECRET to the one the server verifies WhatsApp webhooks with"
+    )
   const header = signature === undefined ? MetaSignature.sign(target.whatsappAppSecret, raw) : signature
   return fetch(`${target.baseUrl}/webhooks/whatsapp`, {
     method: "POST",

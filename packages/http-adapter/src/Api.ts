@@ -15,6 +15,7 @@ import { ConversationsApi } from "./conversations/ConversationsApi.ts"
 import { MessagesApi } from "./messages/MessagesApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
+import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")
   .add(IdentityApi)
@@ -40,6 +41,9 @@ export class Api extends HttpApi.make("leadline")
       title: "Leadline API",
       version: "0.1.0",
       description:
-        'Messaging and lead management for WhatsApp-first CRMs. Every request carries `Authorization: Bearer <API key>`. Errors are `{"error", "code"}` JSON; every response has `X-Request-Id`.'
+        'Messaging and lead management for WhatsApp-first CRMs. Every request carries `Authorization: Bearer <API key>`. Errors are `{"error", "code"}` JSON; every response has `X-Request-Id`.',
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+      // Redundant `anyOf`s of the generated schemas, tidied once here (see OpenApiDocument.tidy).
+      transform: OpenApiDocument.tidy
     })
   ) {}

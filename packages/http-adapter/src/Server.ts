@@ -1,11 +1,13 @@
-import { Layer } from "effect"
-import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import * as AdminAuthentication from "./admin/AdminAuthenticationMiddleware.ts"
 import * as AdminHandlers from "./admin/AdminHandlers.ts"
 import { Api } from "./Api.ts"
 import * as Health from "./Health.ts"
 import * as Authentication from "./AuthenticationMiddleware.ts"
 import * as Idempotent from "./IdempotentMiddleware.ts"
+import * as OpenApiDocument from "./OpenApiDocument.ts"
 import * as IdentityHandlers from "./identity/IdentityHandlers.ts"
 import * as KeysHandlers from "./keys/KeysHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
@@ -37,9 +39,18 @@ export interface Options {
   readonly requestTimeoutSeconds?: number | undefined
   /** Records the HTTP metrics `/metrics` serves; on unless false (`LEADLINE_METRICS=false`, for benchmarks). */
   readonly metrics?: boolean | undefined
+  /**
+   * Where clients reach the API (`LEADLINE_PUBLIC_URL`), e.g. `https://api.example.com`, or with
+   * the path a proxy serves it under: an absolute http(s) URL, without query or fragment (the
+   * layer fails to build otherwise). The OpenAPI document's `servers` is then `[{url: publicUrl}]`
+   * (trailing slashes dropped) whatever the request. Unset: the origin each request reached, the
+   * scheme from `X-Forwarded-Proto` (`http` or `https`) if present, else http, and the `Host`
+   * header; `/` without a usable `Host`. The docs page is unaffected (it uses its own origin).
+   */
+  readonly publicUrl?: string | undefined
 }
 
-const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
+const apiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([
     // One line per resource, as its group is in Api.ts:
     IdentityHandlers.layer,
@@ -63,6 +74,33 @@ const apiRoutes = HttpApiBuilder.layer(Api, { openapiPath: OPENAPI_PATH }).pipe(
 )
 
 /**
+ * The OpenAPI document at `OPENAPI_PATH`, with a `servers` entry (see `Options.publicUrl`), and the
+ * docs page at `DOCS_PATH`. Needs nothing but the router.
+ */
+export const documentRoutes = (options: Pick<Options, "publicUrl"> = {}) =>
+  Layer.merge(
+    HttpRouter.use((router) =>
+      Effect.gen(function* () {
+        const { publicUrl } = options
+        // A malformed public URL is a configuration mistake: the layer dies with it.
+        const configured =
+          publicUrl === undefined ? undefined : yield* Effect.sync(() => OpenApiDocument.publicServerUrl(publicUrl))
+        const document = OpenApi.fromApi(Api)
+        yield* router.add(
+          "GET",
+          OPENAPI_PATH,
+          Effect.gen(function* () {
+            const request = yield* HttpServerRequest.HttpServerRequest
+            const url = configured ?? OpenApiDocument.requestOrigin(request.headers)
+            return HttpServerResponse.jsonUnsafe(OpenApiDocument.withServer(document, url))
+          })
+        )
+      })
+    ),
+    HttpApiScalar.layer(Api, { path: DOCS_PATH })
+  )
+
+/**
  * Every route of the API, its OpenAPI document and docs page, and the request
  * envelope, and the health checks. Needs the core services, the admin token and
  * a `Readiness` (and, for per-key limits, `RateLimit.Settings` with a
@@ -78,7 +116,7 @@ export const routes = (options: Options = {}) =>
         )
       )
     ),
-    HttpApiScalar.layer(Api, { path: DOCS_PATH }),
+    documentRoutes(options),
     Health.routes,
     WhatsAppWebhook.routes,
     MetricsRoute.routes

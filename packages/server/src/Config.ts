@@ -1,4 +1,5 @@
 import { Config, Effect, Option, Redacted, References, Schema, SchemaGetter } from "effect"
+import * as OpenApiDocument from "@leadline/http-adapter/OpenApiDocument"
 import * as Logging from "./Logging.ts"
 import * as Tracing from "./Tracing.ts"
 import { VERSION } from "./Version.ts"
@@ -33,6 +34,18 @@ const LogLevelSetting = Schema.String.check(
   })
 )
 
+/** An absolute http(s) URL without query or fragment: checked at start, with the reason. */
+const PublicUrl = Schema.String.check(
+  Schema.makeFilter((input: string) => {
+    try {
+      OpenApiDocument.publicServerUrl(input)
+      return true
+    } catch (error) {
+      return `LEADLINE_PUBLIC_URL: ${(error as Error).message}`
+    }
+  })
+)
+
 /** Settings from the environment; every one has a default that works locally. */
 export const ServerConfig = Config.all({
   // 0 asks the OS for a free port (the log says which), for tests and side-by-side runs.
@@ -40,6 +53,8 @@ export const ServerConfig = Config.all({
     Config.withDefault(3000)
   ),
   host: Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
+  // Where clients reach the API, for the OpenAPI document's `servers`; unset: each request's own origin.
+  publicUrl: Config.option(Config.schema(PublicUrl, "LEADLINE_PUBLIC_URL")),
   dataDir: Config.String("LEADLINE_DATA_DIR").pipe(Config.withDefault("./data")),
   // Empty (`DATABASE_URL=` in an env file) is unset: the embedded database.
   databaseUrl: Config.option(Config.Redacted("DATABASE_URL")).pipe(

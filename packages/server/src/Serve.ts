@@ -41,7 +41,8 @@ const serveWith = (config: ServerConfig) =>
       routes: {
         maxBodyBytes: config.maxBodyBytes,
         requestTimeoutSeconds: config.requestTimeoutSeconds,
-        metrics: config.metrics
+        metrics: config.metrics,
+        publicUrl: Option.getOrUndefined(config.publicUrl)
       },
       dashboardDir: dashboardDist,
       ...Deployment.loopOptions(config, { webhooks: config.workerEnabled })

@@ -12,7 +12,7 @@ export interface Manifest {
   readonly dependencies?: Record<string, string>
   readonly devDependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
-  readonly exports?: Record<string, string | null>
+  readonly exports?: Record<string, string | null | Readonly<Record<string, string>>>
   readonly workspaces?: ReadonlyArray<string>
 }
 

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Operator } from "@leadline/core/accounts/Operator"
+import { Operator } from "@leadline/core/admin/Operator"
 import { Authenticator } from "@leadline/core/auth/Authenticator"
 import { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Leads } from "@leadline/core/leads/Leads"

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
-import { Identity } from "./accounts/Identity.ts"
+import { Identity } from "./identity/Identity.ts"
 import { Analytics } from "./analytics/Analytics.ts"
-import { Operator } from "./accounts/Operator.ts"
+import { Operator } from "./admin/Operator.ts"
 import { AccountKeys } from "./auth/AccountKeys.ts"
 import { ApiKeyCache } from "./auth/ApiKeyCache.ts"
 import { Authenticator } from "./auth/Authenticator.ts"
@@ -11,12 +11,26 @@ import * as Slices from "./Slices.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 
 type SliceLayers = Slices.All[number]["layer"]
+type Hooks = NonNullable<Slices.All[number]["hooks"]>[number]
+type Reactions = NonNullable<Slices.All[number]["reactions"]>[number]
 
-// Spread from the list loses the tuple; the type is restated from the same list.
-const slices = Layer.mergeAll(...(Slices.all.map((slice) => slice.layer) as [SliceLayers])) as Layer.Layer<
+/**
+ * The slices' services and their reactions, over one set of hooks: a lower resource runs, inside
+ * its unit of work, the handlers the higher ones added. Spread from the list loses the tuple;
+ * the type is restated from the same list.
+ */
+const slices = Layer.mergeAll(
+  ...(Slices.all.flatMap((slice): ReadonlyArray<Layer.Any> => [slice.layer, ...(slice.reactions ?? [])]) as [
+    SliceLayers | Reactions
+  ])
+).pipe(
+  Layer.provide(
+    Layer.mergeAll(...(Slices.all.flatMap((slice): ReadonlyArray<Layer.Any> => slice.hooks ?? []) as [Hooks]))
+  )
+) as Layer.Layer<
   Layer.Success<SliceLayers>,
-  Layer.Error<SliceLayers>,
-  Layer.Services<SliceLayers>
+  Layer.Error<SliceLayers | Reactions>,
+  Exclude<Layer.Services<SliceLayers | Reactions>, Layer.Success<Hooks>>
 >
 
 /** Every domain service, needing only the ports: give it a store wiring (memory or SQL) and it runs. */

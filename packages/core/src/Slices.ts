@@ -8,11 +8,14 @@ import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
+import * as WhatsAppSlice from "./whatsapp/WhatsAppSlice.ts"
 
 /**
- * The resources of the core, one line each. `Services.ts` merges their layers and
- * `EventCatalog.ts` gathers their event types from this list; a new resource is its
- * folder plus one line here. The platform services (accounts, keys, idempotency,
+ * The resources of the core, one line each, lowest first: a resource imports only those above
+ * it in this list, and reacts to a lower one's change through the hooks that one offers
+ * (docs/design.md, "Which resource may import which"). `Services.ts` merges their layers, hooks
+ * and reactions, and `EventCatalog.ts` gathers their event types from this list; a new resource
+ * is its folder plus one line here. The platform services (accounts, keys, idempotency,
  * webhooks) are not resources: they are listed in `Services.ts`.
  */
 export const all = [
@@ -21,6 +24,7 @@ export const all = [
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
+  WhatsAppSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,

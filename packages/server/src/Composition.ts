@@ -9,7 +9,7 @@ import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MessageSender from "@leadline/core/messages/Sender"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
+import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
 import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import type { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import type { Readiness } from "@leadline/http-adapter/Health"
@@ -101,7 +101,7 @@ export const app = <A, E, R>(
   stores.pipe(
     Layer.provide(PageFetcher.layer({ allowPrivate: options.network.allowPrivate })),
     Layer.provide(resolverLayer(options.network)),
-    Layer.provideMerge(Layer.succeed(WebhookSettings, { allowPrivateUrls: options.network.allowPrivate })),
+    Layer.provideMerge(Layer.succeed(OutboundSettings, { allowPrivateUrls: options.network.allowPrivate })),
     options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp))
   )
 

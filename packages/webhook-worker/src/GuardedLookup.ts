@@ -1,7 +1,7 @@
 import { promises as dns, type LookupAddress } from "node:dns"
 import type { LookupFunction } from "node:net"
 import { Context } from "effect"
-import { isPublicAddress } from "@leadline/core/webhooks/Addresses"
+import { isPublicAddress } from "@leadline/core/outbound/Addresses"
 
 export interface ResolverShape {
   readonly lookup: (host: string) => Promise<ReadonlyArray<LookupAddress>>

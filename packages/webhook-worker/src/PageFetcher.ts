@@ -7,8 +7,8 @@ import {
   MAX_REDIRECTS,
   PageFetcher
 } from "@leadline/core/knowledge/PageFetcher"
-import { isIpLiteral, isPublicAddress } from "@leadline/core/webhooks/Addresses"
-import { problemWith } from "@leadline/core/webhooks/UrlPolicy"
+import { isIpLiteral, isPublicAddress } from "@leadline/core/outbound/Addresses"
+import { problemWith } from "@leadline/core/outbound/UrlPolicy"
 import { Effect, Layer, Stream } from "effect"
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "effect/http"
 import { convert } from "html-to-text"

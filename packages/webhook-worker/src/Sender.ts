@@ -1,7 +1,7 @@
 import { NodeHttpClient } from "@effect/platform-node"
 import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"
-import { isIpLiteral, isPublicAddress } from "@leadline/core/webhooks/Addresses"
+import { isIpLiteral, isPublicAddress } from "@leadline/core/outbound/Addresses"
 import type { ClaimedDelivery } from "@leadline/core/webhooks/DeliveryQueue"
 import { ATTEMPT_TIMEOUT } from "@leadline/core/webhooks/RetrySchedule"
 import * as Signature from "@leadline/core/webhooks/Signature"

@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import * as Scopes from "../auth/Scopes.ts"
 import { Text } from "../Text.ts"
 
 export const PLANS = { free: 1000, pro: 10000, scale: 100000 } as const
@@ -35,10 +34,4 @@ export interface User {
 export const AccountName = Text.check(
   Schema.isMinLength(1, { message: "name must not be empty" }),
   Schema.isMaxLength(200, { message: "name must be at most 200 characters" })
-)
-
-export const KeyName = Text.check(Schema.isMaxLength(200, { message: "name must be at most 200 characters" }))
-
-export const ScopeList = Schema.Array(Scopes.Scope).check(
-  Schema.makeFilter((scopes) => new Set(scopes).size === scopes.length || "scopes must be distinct")
 )

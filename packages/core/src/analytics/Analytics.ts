@@ -12,8 +12,8 @@ import {
   type Timeseries,
   type TimeseriesQuery
 } from "./AnalyticsQuery.ts"
-import * as Calendar from "./Calendar.ts"
-import type * as Metrics from "./Metrics.ts"
+import * as Calendar from "../metrics/Calendar.ts"
+import type * as Metrics from "../metrics/Metrics.ts"
 
 /** The stores the slices' metrics read. */
 export type Needs = Metrics.Needs<Section>

@@ -1,8 +1,8 @@
 import { Schema } from "effect"
 import { Currency } from "../money/Money.ts"
 import * as Slices from "../Slices.ts"
-import * as Calendar from "./Calendar.ts"
-import type * as Metrics from "./Metrics.ts"
+import * as Calendar from "../metrics/Calendar.ts"
+import type * as Metrics from "../metrics/Metrics.ts"
 
 /** The metrics of the slices that count something (`Slice.metrics`), in the order of `Slices.all`. */
 export type Section = NonNullable<Slices.All[number]["metrics"]>

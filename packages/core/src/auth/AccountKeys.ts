@@ -1,18 +1,17 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { KeyName, ScopeList } from "../accounts/Account.ts"
 import { Conflict, NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
-import { type ApiKey, KeySummary, type RevokedKey, summarize } from "./ApiKey.ts"
+import { type ApiKey, KeyName, KeySummary, type RevokedKey, summarize } from "./ApiKey.ts"
 import { ApiKeysRepo } from "./ApiKeysRepo.ts"
 import { KeyIssuer } from "./KeyIssuer.ts"
 import { authorizeFullAccess, type CurrentPrincipal } from "./Principal.ts"
-import type * as Scopes from "./Scopes.ts"
+import * as Scopes from "./Scopes.ts"
 
 /** `POST /api/keys`: the key is the caller's user's; no scopes is full access. */
 export const CreateOwnKey = Schema.Struct({
   name: Schema.optional(KeyName),
-  scopes: Schema.optional(ScopeList)
+  scopes: Schema.optional(Scopes.ScopeList)
 }).annotate({ identifier: "CreateApiKey" })
 export type CreateOwnKey = typeof CreateOwnKey.Type
 

@@ -1,7 +1,10 @@
 import { Schema } from "effect"
-import { ScopeList } from "../accounts/Account.ts"
+import { Text } from "../Text.ts"
 import type { Role } from "./Principal.ts"
-import type * as Scopes from "./Scopes.ts"
+import * as Scopes from "./Scopes.ts"
+
+/** A key's label: free text up to 200 characters. */
+export const KeyName = Text.check(Schema.isMaxLength(200, { message: "name must be at most 200 characters" }))
 
 export interface ApiKey {
   readonly id: string
@@ -30,13 +33,13 @@ export const KeySummary = Schema.Struct({
   name: Schema.String,
   user_id: Schema.String,
   prefix: Schema.String,
-  scopes: ScopeList,
+  scopes: Scopes.ScopeList,
   created_at: Schema.String,
   revoked_at: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "ApiKeySummary" })
 export type KeySummary = typeof KeySummary.Type
 
-export const SetScopes = Schema.Struct({ scopes: ScopeList })
+export const SetScopes = Schema.Struct({ scopes: Scopes.ScopeList })
 export const RevokedKey = Schema.Struct({ id: Schema.String, revoked: Schema.Boolean })
 export type RevokedKey = typeof RevokedKey.Type
 

@@ -78,3 +78,8 @@ export const allows = (scopes: ReadonlyArray<Scope>, permission: string): boolea
 export const requirementFor = (permission: string): string => narrowestScope.get(permission) ?? FULL_ACCESS
 
 export const isScope = (value: string): value is Scope => byScope.has(value as Scope)
+
+/** A key's scopes as given: known scopes, each once. */
+export const ScopeList = Schema.Array(Scope).check(
+  Schema.makeFilter((scopes) => new Set(scopes).size === scopes.length || "scopes must be distinct")
+)

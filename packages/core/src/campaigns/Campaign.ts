@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { LeadStatus } from "../leads/Lead.ts"
 import { Template } from "../messages/Message.ts"
 import { Text } from "../Text.ts"
-import { isUnbounded, MAX_LEAD_IDS } from "./Audience.ts"
+import { isUnbounded, MAX_LEAD_IDS } from "../leads/Audience.ts"
 import * as Placeholders from "./Placeholders.ts"
 
 /** docs/contract-messaging.md §8.1. */

@@ -4,26 +4,11 @@ import { emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
-import type { DeliveryError } from "../messages/StatusMerge.ts"
+import type { Touched } from "../messages/QueueExits.ts"
 import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
 import { next } from "./CampaignState.ts"
 import { CampaignsRepo, type StoredCampaign } from "./CampaignsRepo.ts"
 
-/**
- * WhatsApp's refusals of a template itself (§8.2): 132000 parameter count mismatch, 132001
- * template does not exist, 132015 template paused. Every other recipient would be refused the
- * same way, so the first one fails the campaign.
- */
-export const TEMPLATE_ERRORS: ReadonlySet<number> = new Set([132000, 132001, 132015])
-
-/** What happened to a campaign's messages in one change. */
-export interface Touched {
-  readonly campaignId: string
-  /** One of its messages left `queued` (sent, failed, cancelled, or deleted with its lead). */
-  readonly leftQueue: boolean
-  /** WhatsApp refused its template (one of `TEMPLATE_ERRORS`). */
-  readonly templateError?: DeliveryError | undefined
-}
 
 /** Events of cancelled messages are appended this many at a time: one statement each, of bounded size. */
 const EVENT_CHUNK = 1000

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Bounds } from "../analytics/Calendar.ts"
+import type { Bounds } from "../metrics/Calendar.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Conversation, Filters } from "./Conversation.ts"
 

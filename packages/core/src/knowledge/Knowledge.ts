@@ -1,6 +1,4 @@
 import { Context, Effect, Layer } from "effect"
-import { forgetSource } from "../agents/Agents.ts"
-import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { Conflict, decodeInput, invalidField, type InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
 import { emit, Outbox } from "../events/Outbox.ts"
@@ -10,8 +8,8 @@ import { definedFields } from "../Patch.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
-import { problemWith } from "../webhooks/UrlPolicy.ts"
-import { WebhookSettings } from "../webhooks/WebhookSettings.ts"
+import { problemWith } from "../outbound/UrlPolicy.ts"
+import { OutboundSettings } from "../outbound/OutboundSettings.ts"
 import * as KnowledgeEvents from "./KnowledgeEvents.ts"
 import { KnowledgeRepo } from "./KnowledgeRepo.ts"
 import * as SourceContent from "./SourceContent.ts"
@@ -32,6 +30,7 @@ import {
   UpdateSource,
   withoutContent
 } from "./Source.ts"
+import { SourceRemoval } from "./SourceRemoval.ts"
 
 type Needs = CurrentPrincipal
 
@@ -76,13 +75,13 @@ export class Knowledge extends Context.Service<
     readonly search: (input: SearchInput) => Effect.Effect<SearchResults, PermissionDenied | InvalidInput, Needs>
   }
 >()("core/Knowledge") {
-  static readonly layer: Layer.Layer<Knowledge, never, KnowledgeRepo | AgentsRepo | Transactor | Outbox> = Layer.effect(
+  static readonly layer: Layer.Layer<Knowledge, never, KnowledgeRepo | SourceRemoval | Transactor | Outbox> = Layer.effect(
     Knowledge,
     Effect.gen(function* () {
       const repo = yield* KnowledgeRepo
-      const agents = yield* AgentsRepo
+      const removal = yield* SourceRemoval
       // URLs follow the webhooks' rules, private addresses included (a development setting).
-      const webhookSettings = yield* WebhookSettings
+      const webhookSettings = yield* OutboundSettings
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       const withOutbox = Effect.provideService(Outbox, outbox)
@@ -239,7 +238,7 @@ export class Knowledge extends Context.Service<
             yield* emit(KnowledgeEvents.updated, { ...withoutContent(removed), deleted: true as const }).pipe(
               withOutbox
             )
-            yield* forgetSource(principal.accountId, id).pipe(withOutbox, Effect.provideService(AgentsRepo, agents))
+            yield* removal.run({ accountId: principal.accountId, sourceId: id })
             return { id, deleted: true as const }
           })
         )

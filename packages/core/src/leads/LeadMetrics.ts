@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import * as Metrics from "../analytics/Metrics.ts"
+import * as Metrics from "../metrics/Metrics.ts"
 import { LeadStatus } from "./Lead.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
 

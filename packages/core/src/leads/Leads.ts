@@ -1,5 +1,4 @@
 import { Context, Effect, Layer } from "effect"
-import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import {
@@ -19,9 +18,7 @@ import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import * as LeadEvents from "./LeadEvents.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
 import * as Tracing from "../Tracing.ts"
-import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
-import { MessagesRepo } from "../messages/MessagesRepo.ts"
-import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import { LeadRemoval } from "./LeadRemoval.ts"
 
 type Needs = CurrentPrincipal
 
@@ -43,17 +40,14 @@ export class Leads extends Context.Service<
   static readonly layer: Layer.Layer<
     Leads,
     never,
-    LeadsRepo | AccountsRepo | Transactor | Outbox | MessagesRepo | ConversationsRepo | MessageUsage | CampaignProgress
+    LeadsRepo | AccountsRepo | Transactor | Outbox | LeadRemoval
   > = Layer.effect(
     Leads,
     Effect.gen(function* () {
       const repo = yield* LeadsRepo
       const accounts = yield* AccountsRepo
       const transactor = yield* Transactor
-      const messages = yield* MessagesRepo
-      const conversations = yield* ConversationsRepo
-      const usage = yield* MessageUsage
-      const campaigns = yield* CampaignProgress
+      const removal = yield* LeadRemoval
       const outbox = yield* Outbox
       // One service, not a context: merging a context copies every service of the request's.
       const withOutbox = Effect.provideService(Outbox, outbox)
@@ -133,20 +127,11 @@ export class Leads extends Context.Service<
         const principal = yield* authorize("leads.delete")
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
-            // The seed's delete is a hard delete: the lead's conversations and messages go with it,
-            // and messages still waiting to be sent give their usage back.
-            const gone = yield* messages.removeForLead(principal.accountId, id)
-            const unsent = gone.filter((message) => message.direction === "outbound" && message.status === "queued")
-            for (const message of unsent) yield* usage.release(principal.accountId, periodOf(message.created_at), 1)
-            yield* conversations.removeForLead(principal.accountId, id)
+            // What hangs off the lead in the resources above goes first, in this transaction (LeadRemoval).
+            yield* removal.run({ accountId: principal.accountId, leadId: id })
             const removed = yield* repo.remove(principal.accountId, id)
             if (removed === undefined) return yield* notFound(id)
             yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)
-            // A campaign waiting only for this lead's message completes now (it shows as skipped).
-            yield* campaigns.advance(
-              principal.accountId,
-              unsent.flatMap((m) => (m.campaign_id === null ? [] : [{ campaignId: m.campaign_id, leftQueue: true }]))
-            )
             return { id, deleted: true as const }
           })
         )

@@ -1,8 +1,8 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Page, Slice } from "../Pagination.ts"
-import type { Audience } from "../campaigns/Audience.ts"
-import type { Bounds } from "../analytics/Calendar.ts"
+import type { Audience } from "./Audience.ts"
+import type { Bounds } from "../metrics/Calendar.ts"
 import type { Lead, LeadStatus } from "./Lead.ts"
 
 /** Lead storage, always scoped to one account. Phone numbers are unique per account. */

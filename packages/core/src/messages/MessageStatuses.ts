@@ -1,7 +1,6 @@
 import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Context, Effect, Layer } from "effect"
 import type { CurrentPrincipal } from "../auth/Principal.ts"
-import { CampaignProgress, TEMPLATE_ERRORS, type Touched } from "../campaigns/CampaignProgress.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emitAll, Outbox, type Pending, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
@@ -11,6 +10,7 @@ import type { Message } from "./Message.ts"
 import * as MessageEvents from "./MessageEvents.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 import * as StatusMerge from "./StatusMerge.ts"
+import { QueueExits, TEMPLATE_ERRORS, type Touched } from "./QueueExits.ts"
 
 export interface Learned {
   /** WhatsApp's id, recorded the first time it is learned and never changed. */
@@ -61,7 +61,7 @@ export class MessageStatuses extends Context.Service<
   static readonly layer: Layer.Layer<
     MessageStatuses,
     never,
-    MessagesRepo | ConversationsRepo | MessageUsage | Transactor | Outbox | CampaignProgress
+    MessagesRepo | ConversationsRepo | MessageUsage | Transactor | Outbox | QueueExits
   > = Layer.effect(
     MessageStatuses,
     Effect.gen(function* () {
@@ -70,7 +70,7 @@ export class MessageStatuses extends Context.Service<
       const usage = yield* MessageUsage
       const transactor = yield* Transactor
       const outbox = yield* Outbox
-      const campaigns = yield* CampaignProgress
+      const exits = yield* QueueExits
 
       const applyAll = (accountId: string, updates: ReadonlyArray<Update>) =>
         updates.length === 0
@@ -160,7 +160,7 @@ export class MessageStatuses extends Context.Service<
                       yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
                     yield* emitAll(events)
                     // After the messages are written, so a campaign sees its own last message out of the queue.
-                    yield* campaigns.advance(accountId, touched)
+                    yield* exits.run({ accountId, touched })
                     return results
                   }).pipe(Effect.provideService(Outbox, outbox))
                 )

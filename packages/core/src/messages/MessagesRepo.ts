@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
-import type { Bounds } from "../analytics/Calendar.ts"
-import type { DurationStats } from "../analytics/Metrics.ts"
+import type { Bounds } from "../metrics/Calendar.ts"
+import type { DurationStats } from "../metrics/Metrics.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
 import type { OutboundStatus } from "./StatusMerge.ts"

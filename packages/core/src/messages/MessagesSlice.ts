@@ -1,21 +1,18 @@
-import { CampaignProgress } from "../campaigns/CampaignProgress.ts"
-import * as Slice from "../Slice.ts"
-import * as OrdersSlice from "../orders/OrdersSlice.ts"
-import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
-import { Inbound } from "../whatsapp/Inbound.ts"
 import { Layer } from "effect"
+import * as Slice from "../Slice.ts"
+import { InboundReceived } from "./InboundReceived.ts"
 import * as MessageEvents from "./MessageEvents.ts"
 import * as MessageMetrics from "./MessageMetrics.ts"
+import * as MessageReactions from "./MessageReactions.ts"
 import { Messages } from "./Messages.ts"
 import { MessageStatuses } from "./MessageStatuses.ts"
+import { QueueExits } from "./QueueExits.ts"
 
 export const slice = Slice.make({
   name: "messages",
-  layer: Layer.mergeAll(Messages.layer, Inbound.layer).pipe(
-    Layer.provideMerge(MessageStatuses.layer.pipe(Layer.provide(CampaignProgress.layer))),
-    // WhatsApp `order` messages place orders as the orders slice does.
-    Layer.provide(WhatsAppOrders.layer.pipe(Layer.provide(OrdersSlice.layer)))
-  ),
+  layer: Messages.layer.pipe(Layer.provideMerge(MessageStatuses.layer)),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged],
-  metrics: MessageMetrics.metrics
+  metrics: MessageMetrics.metrics,
+  hooks: [QueueExits.layer, InboundReceived.layer],
+  reactions: [MessageReactions.removeLeadThreads]
 })

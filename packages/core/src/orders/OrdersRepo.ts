@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
-import type { Bounds } from "../analytics/Calendar.ts"
+import type { Bounds } from "../metrics/Calendar.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Order, OrderFilter } from "./Order.ts"
 

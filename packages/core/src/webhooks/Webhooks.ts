@@ -5,11 +5,11 @@ import * as Ids from "../Ids.ts"
 import * as Random from "../internal/random.ts"
 import * as Pagination from "../Pagination.ts"
 import { SECRET_PREFIX } from "./Signature.ts"
-import { problemWith } from "./UrlPolicy.ts"
+import { problemWith } from "../outbound/UrlPolicy.ts"
 import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
 import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
 import * as Tracing from "../Tracing.ts"
-import { WebhookSettings } from "./WebhookSettings.ts"
+import { OutboundSettings } from "../outbound/OutboundSettings.ts"
 
 const publicView = (record: EndpointRecord): Endpoint => ({
   id: record.id,
@@ -44,7 +44,7 @@ export class Webhooks extends Context.Service<
     Webhooks,
     Effect.gen(function* () {
       const repo = yield* WebhooksRepo
-      const settings = yield* WebhookSettings
+      const settings = yield* OutboundSettings
       const manage = authorize("webhooks.manage")
 
       const register = Effect.fnUntraced(function* (input: RegisterEndpoint) {

@@ -1,8 +1,5 @@
 import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { AgentJobsRepo } from "../agents/AgentJobsRepo.ts"
-import { isHeld } from "../agents/AgentResponder.ts"
-import { AgentsRepo } from "../agents/AgentsRepo.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
@@ -15,10 +12,10 @@ import type { Lead } from "../leads/Lead.ts"
 import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import type { Message } from "../messages/Message.ts"
+import { InboundReceived } from "../messages/InboundReceived.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessageStatuses, type Update } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
-import { WhatsAppOrders } from "../orders/WhatsAppOrders.ts"
 import { Transactor } from "../Transactor.ts"
 import * as MetaSignature from "./MetaSignature.ts"
 import * as MetaWebhook from "./MetaWebhook.ts"
@@ -69,9 +66,7 @@ export class Inbound extends Context.Service<
     | ConversationsRepo
     | MessagesRepo
     | MessageStatuses
-    | WhatsAppOrders
-    | AgentsRepo
-    | AgentJobsRepo
+    | InboundReceived
     | Transactor
     | Outbox
   > = Layer.effect(
@@ -84,9 +79,7 @@ export class Inbound extends Context.Service<
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       const statuses = yield* MessageStatuses
-      const whatsAppOrders = yield* WhatsAppOrders
-      const agents = yield* AgentsRepo
-      const agentJobs = yield* AgentJobsRepo
+      const received = yield* InboundReceived
       const app = yield* MetaApp
       const warned = new Set<string>()
 
@@ -225,35 +218,8 @@ export class Inbound extends Context.Service<
         }
         yield* conversations.recordInbound(accountId, [...moved.values()])
         yield* emitAll(stored.map((message) => pending(MessageEvents.received, message)))
-        // After message.received, in the same transaction: a new `order` message places its order once.
-        yield* whatsAppOrders.place(
-          accountId,
-          stored.flatMap((message) =>
-            message.type === "order"
-              ? [{ wamid: message.external_id!, leadId: message.lead_id, payload: message.provider_payload }]
-              : []
-          )
-        )
-        // Last, in the same transaction: the account's enabled agent is to answer each new text message
-        // of a conversation no person holds. The job commits with the message, so a crash forgets none.
-        const agent = yield* agents.enabledOn(accountId, "whatsapp")
-        if (agent !== undefined) {
-          const threadById = new Map(threads.map((thread) => [thread.id, thread]))
-          const answerable = stored.filter(
-            (message) =>
-              message.type === "text" && message.text !== null && !isHeld(threadById.get(message.conversation_id)!)
-          )
-          const jobs = []
-          for (const message of answerable) {
-            jobs.push({
-              id: yield* Ids.make("aj"),
-              conversationId: message.conversation_id,
-              messageId: message.id,
-              agentId: agent.id
-            })
-          }
-          if (jobs.length > 0) yield* agentJobs.enqueue(accountId, jobs, now)
-        }
+        // After message.received, in the same transaction: the resources above react (orders, agents).
+        yield* received.run({ accountId, messages: stored, threads })
         return stored.length
       })
 

@@ -11,7 +11,7 @@ import {
   CreateUser,
   AccountPlan,
   SetPlan
-} from "@leadline/core/accounts/Operator"
+} from "@leadline/core/admin/Operator"
 import { KeySummary, RevokedKey, SetScopes } from "@leadline/core/auth/ApiKey"
 import { PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"

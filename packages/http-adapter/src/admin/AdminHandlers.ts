@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
 import { HttpApiBuilder } from "effect/http-api"
-import { Operator } from "@leadline/core/accounts/Operator"
+import { Operator } from "@leadline/core/admin/Operator"
 import { page } from "@leadline/core/Pagination"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Me, Usage } from "@leadline/core/accounts/Identity"
+import { Me, Usage } from "@leadline/core/identity/Identity"
 import { Authentication } from "../Authentication.ts"
 import { RequestErrors } from "../RequestErrors.ts"
 import { Forbidden } from "../WireErrors.ts"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { Identity } from "@leadline/core/accounts/Identity"
+import { Identity } from "@leadline/core/identity/Identity"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"
 import * as Respond from "../Respond.ts"

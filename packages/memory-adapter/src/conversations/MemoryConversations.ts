@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { type Conversation, windowExpiry } from "@leadline/core/conversations/Conversation"
-import * as Calendar from "@leadline/core/analytics/Calendar"
+import * as Calendar from "@leadline/core/metrics/Calendar"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"

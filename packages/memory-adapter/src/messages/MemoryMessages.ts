@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, PubSub } from "effect"
-import * as Calendar from "@leadline/core/analytics/Calendar"
-import * as Metrics from "@leadline/core/analytics/Metrics"
+import * as Calendar from "@leadline/core/metrics/Calendar"
+import * as Metrics from "@leadline/core/metrics/Metrics"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"

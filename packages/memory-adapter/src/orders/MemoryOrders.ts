@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import * as Calendar from "@leadline/core/analytics/Calendar"
+import * as Calendar from "@leadline/core/metrics/Calendar"
 import { Conflict } from "@leadline/core/Errors"
 import { matches, type Order, type OrderFilter } from "@leadline/core/orders/Order"
 import { OrdersRepo } from "@leadline/core/orders/OrdersRepo"

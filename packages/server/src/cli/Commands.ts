@@ -1,7 +1,7 @@
 import { Config, Console, Effect, Option, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import { MemberRole, PlanId } from "@leadline/core/accounts/Account"
-import { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/accounts/Operator"
+import { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/admin/Operator"
 import { KeySummary, RevokedKey } from "@leadline/core/auth/ApiKey"
 import { describe } from "./ErrorText.ts"
 import * as HumanOutput from "./HumanOutput.ts"

@@ -1,4 +1,4 @@
-import type { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/accounts/Operator"
+import type { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/admin/Operator"
 import type { KeySummary, RevokedKey } from "@leadline/core/auth/ApiKey"
 import { FULL_ACCESS } from "@leadline/core/auth/Scopes"
 

@@ -1,4 +1,4 @@
-import type * as Calendar from "@leadline/core/analytics/Calendar"
+import type * as Calendar from "@leadline/core/metrics/Calendar"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { textArray } from "./store.ts"
 

@@ -1,4 +1,4 @@
-import type * as Calendar from "@leadline/core/analytics/Calendar"
+import type * as Calendar from "@leadline/core/metrics/Calendar"
 import { Effect } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { bucketsOf, fill } from "./buckets.ts"

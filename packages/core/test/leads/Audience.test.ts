@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { type Audience, isUnbounded, matches } from "../../src/campaigns/Audience.ts"
+import { type Audience, isUnbounded, matches } from "../../src/leads/Audience.ts"
 
 const none: Audience = { tags: [], statuses: [], lead_ids: [], exclude_tags: [] }
 const lead = (id: string, tags: ReadonlyArray<string>, status: "new" | "contacted" | "won" = "new") => ({

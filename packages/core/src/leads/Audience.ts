@@ -1,4 +1,4 @@
-import type { Lead, LeadStatus } from "../leads/Lead.ts"
+import type { Lead, LeadStatus } from "./Lead.ts"
 
 /** Who a campaign is for (docs/contract-messaging.md §8.1). */
 export interface Audience {

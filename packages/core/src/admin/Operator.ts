@@ -1,25 +1,15 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { type KeySummary, type RevokedKey, summarize } from "../auth/ApiKey.ts"
+import { KeyName, type KeySummary, type RevokedKey, summarize } from "../auth/ApiKey.ts"
 import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
 import { KeyIssuer } from "../auth/KeyIssuer.ts"
-import type * as Scopes from "../auth/Scopes.ts"
+import * as Scopes from "../auth/Scopes.ts"
 import { NotFound } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import { Text } from "../Text.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
-import {
-  type Account,
-  AccountName,
-  DEFAULT_PLAN,
-  KeyName,
-  MemberRole,
-  PlanId,
-  Role,
-  ScopeList,
-  type User
-} from "./Account.ts"
-import { AccountsRepo } from "./AccountsRepo.ts"
+import { type Account, AccountName, DEFAULT_PLAN, MemberRole, PlanId, Role, type User } from "../accounts/Account.ts"
+import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
 import { MonthlyUsage, monthlyUsage } from "../usage/MonthlyUsage.ts"
@@ -36,10 +26,10 @@ export const CreatedUser = Schema.Struct({ user_id: Schema.String, role: MemberR
 
 export const CreateKey = Schema.Struct({
   name: Schema.optional(KeyName),
-  scopes: Schema.optional(ScopeList),
+  scopes: Schema.optional(Scopes.ScopeList),
   user_id: Schema.optional(Text)
 })
-export const CreatedKey = Schema.Struct({ id: Schema.String, api_key: Schema.String, scopes: ScopeList })
+export const CreatedKey = Schema.Struct({ id: Schema.String, api_key: Schema.String, scopes: Scopes.ScopeList })
 
 export const SetPlan = Schema.Struct({ plan_id: PlanId })
 export const AccountPlan = Schema.Struct({ account_id: Schema.String, plan_id: PlanId })

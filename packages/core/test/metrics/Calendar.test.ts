@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Option } from "effect"
-import * as Calendar from "../../src/analytics/Calendar.ts"
-import * as Metrics from "../../src/analytics/Metrics.ts"
+import * as Calendar from "../../src/metrics/Calendar.ts"
+import * as Metrics from "../../src/metrics/Metrics.ts"
 
 const day = (text: string) => Option.getOrThrow(Calendar.parseDate(text))
 const zone = (name: string) => Option.getOrThrow(Calendar.zone(name))

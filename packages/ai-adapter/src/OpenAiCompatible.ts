@@ -1,6 +1,6 @@
 import { NodeHttpClient } from "@effect/platform-node"
-import { AiModel, type Completion, type CompletionRequest } from "@leadline/core/ai/AiModel"
-import * as Prompt from "@leadline/core/ai/Prompt"
+import { AiModel, type Completion, type CompletionRequest } from "@leadline/core/llm/AiModel"
+import * as Prompt from "@leadline/core/llm/Prompt"
 import { AiProviderError, AiProviderTimeout } from "@leadline/core/Errors"
 import { Config, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { HttpClient, HttpClientRequest } from "effect/http"

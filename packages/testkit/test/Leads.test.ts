@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Operator } from "@leadline/core/accounts/Operator"
+import { Operator } from "@leadline/core/admin/Operator"
 import { Authenticator } from "@leadline/core/auth/Authenticator"
 import { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Leads } from "@leadline/core/leads/Leads"

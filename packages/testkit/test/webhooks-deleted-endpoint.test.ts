@@ -2,13 +2,13 @@ import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { afterAll } from "vitest"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Operator } from "@leadline/core/accounts/Operator"
+import { Operator } from "@leadline/core/admin/Operator"
 import { Authenticator } from "@leadline/core/auth/Authenticator"
 import { CurrentPrincipal } from "@leadline/core/auth/Principal"
 import { Leads } from "@leadline/core/leads/Leads"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { Webhooks } from "@leadline/core/webhooks/Webhooks"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
+import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
 import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as TestDatabase from "../src/TestDatabase.ts"
@@ -17,7 +17,7 @@ import * as TestDatabase from "../src/TestDatabase.ts"
 const database = await TestDatabase.make()
 afterAll(() => database.dispose())
 const app = SqlApp.layer(database.config).pipe(
-  Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: false }))
+  Layer.provide(Layer.succeed(OutboundSettings, { allowPrivateUrls: false }))
 )
 
 layer(app, { timeout: 60_000 })(`a deleted endpoint on ${database.label}`, (it) => {

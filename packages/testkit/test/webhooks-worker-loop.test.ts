@@ -1,7 +1,7 @@
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
+import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
 import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { Sender } from "@leadline/webhook-worker/Sender"
@@ -88,7 +88,7 @@ describe("a worker with every slot taken and a backlog due", () => {
     cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
     const app = await Effect.runPromise(
       Layer.buildWithScope(
-        MemoryApp.layer.pipe(Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: true }))),
+        MemoryApp.layer.pipe(Layer.provide(Layer.succeed(OutboundSettings, { allowPrivateUrls: true }))),
         scope
       )
     )

@@ -1,6 +1,6 @@
 import { type Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { WebhookSettings } from "@leadline/core/webhooks/WebhookSettings"
+import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { Sender } from "@leadline/webhook-worker/Sender"
 import * as Worker from "@leadline/webhook-worker/Worker"
@@ -24,7 +24,7 @@ beforeAll(async () => {
   // One database for the API and both workers, as separate processes on one server would share it.
   appContext = await Effect.runPromise(
     Layer.buildWithScope(
-      SqlApp.layer(database.config).pipe(Layer.provide(Layer.succeed(WebhookSettings, { allowPrivateUrls: true }))),
+      SqlApp.layer(database.config).pipe(Layer.provide(Layer.succeed(OutboundSettings, { allowPrivateUrls: true }))),
       scope
     )
   )

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { AiModel, type ChatMessage, type Completion, type Snippet } from "../ai/AiModel.ts"
-import * as Prompt from "../ai/Prompt.ts"
+import { AiModel, type ChatMessage, type Completion, type Snippet } from "../llm/AiModel.ts"
+import * as Prompt from "../llm/Prompt.ts"
 import type { AiProviderError, AiProviderTimeout } from "../Errors.ts"
 import { KnowledgeRepo } from "../knowledge/KnowledgeRepo.ts"
 import { score } from "../knowledge/Search.ts"

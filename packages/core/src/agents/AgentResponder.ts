@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import type { Conversation } from "../conversations/Conversation.ts"
-import { AiModel } from "../ai/AiModel.ts"
+import { AiModel } from "../llm/AiModel.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import type { AiProviderError, AiProviderTimeout } from "../Errors.ts"
 import * as Loop from "../internal/loop.ts"

@@ -14,7 +14,7 @@ import {
 import { KnowledgeRepo } from "../knowledge/KnowledgeRepo.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as Tracing from "../Tracing.ts"
-import { AiModel } from "./AiModel.ts"
+import { AiModel } from "../llm/AiModel.ts"
 import { SimulateInput, type Simulation } from "./Simulate.ts"
 
 /**

@@ -9,7 +9,6 @@ import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
 import { next } from "./CampaignState.ts"
 import { CampaignsRepo, type StoredCampaign } from "./CampaignsRepo.ts"
 
-
 /** Events of cancelled messages are appended this many at a time: one statement each, of bounded size. */
 const EVENT_CHUNK = 1000
 

@@ -7,5 +7,10 @@ import { CampaignProgress } from "./CampaignProgress.ts"
 export const followMessages = Hook.on(
   QueueExits,
   "campaigns",
-  Effect.map(CampaignProgress, (progress) => ({ accountId, touched }) => progress.advance(accountId, touched))
+  Effect.map(
+    CampaignProgress,
+    (progress) =>
+      ({ accountId, touched }) =>
+        progress.advance(accountId, touched)
+  )
 )

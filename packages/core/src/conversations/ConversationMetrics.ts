@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import * as Metrics from "../metrics/Metrics.ts"
-import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import { ConversationsRepo } from "./ConversationsRepo.ts"
+import { FirstResponses } from "./FirstResponses.ts"
 
 const Seconds = Schema.NullOr(Schema.Int)
 
@@ -27,7 +27,7 @@ export const metrics = Metrics.make({
         started: ConversationsRepo.use((repo) => repo.createdPerBucket(accountId, window)).pipe(
           Effect.map(([n]) => n ?? 0)
         ),
-        first_response_seconds: MessagesRepo.use((repo) => repo.firstResponses(accountId, window))
+        first_response_seconds: FirstResponses.use((port) => port.stats(accountId, window))
       },
       { concurrency: "unbounded" }
     ),

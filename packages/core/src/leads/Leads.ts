@@ -37,107 +37,104 @@ export class Leads extends Context.Service<
     readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
   }
 >()("core/Leads") {
-  static readonly layer: Layer.Layer<
-    Leads,
-    never,
-    LeadsRepo | AccountsRepo | Transactor | Outbox | LeadRemoval
-  > = Layer.effect(
-    Leads,
-    Effect.gen(function* () {
-      const repo = yield* LeadsRepo
-      const accounts = yield* AccountsRepo
-      const transactor = yield* Transactor
-      const removal = yield* LeadRemoval
-      const outbox = yield* Outbox
-      // One service, not a context: merging a context copies every service of the request's.
-      const withOutbox = Effect.provideService(Outbox, outbox)
+  static readonly layer: Layer.Layer<Leads, never, LeadsRepo | AccountsRepo | Transactor | Outbox | LeadRemoval> =
+    Layer.effect(
+      Leads,
+      Effect.gen(function* () {
+        const repo = yield* LeadsRepo
+        const accounts = yield* AccountsRepo
+        const transactor = yield* Transactor
+        const removal = yield* LeadRemoval
+        const outbox = yield* Outbox
+        // One service, not a context: merging a context copies every service of the request's.
+        const withOutbox = Effect.provideService(Outbox, outbox)
 
-      const notFound = (id: string) => new NotFound({ resource: "lead", id })
+        const notFound = (id: string) => new NotFound({ resource: "lead", id })
 
-      const checkAssignee = Effect.fnUntraced(function* (accountId: string, userId: string | null | undefined) {
-        if (userId === null || userId === undefined) return
-        if ((yield* accounts.findUser(accountId, userId)) === undefined) {
-          return yield* unknownAssignee()
-        }
+        const checkAssignee = Effect.fnUntraced(function* (accountId: string, userId: string | null | undefined) {
+          if (userId === null || userId === undefined) return
+          if ((yield* accounts.findUser(accountId, userId)) === undefined) {
+            return yield* unknownAssignee()
+          }
+        })
+
+        const list = Effect.fnUntraced(function* (page: Pagination.Page) {
+          const principal = yield* authorize("leads.view")
+          const slice = yield* repo.list(principal.accountId, page)
+          return { leads: slice.items, meta: Pagination.meta(page, slice.total) }
+        }, Tracing.span("Leads.list"))
+
+        const get = Effect.fnUntraced(function* (id: string) {
+          const principal = yield* authorize("leads.view")
+          const lead = yield* repo.find(principal.accountId, id)
+          return lead ?? (yield* notFound(id))
+        }, Tracing.span("Leads.get"))
+
+        const decodeCreate = decodeInput(CreateLead, "lead")
+        const decodeUpdate = decodeInput(UpdateLead, "lead")
+
+        const create = Effect.fnUntraced(function* (raw: CreateLead) {
+          const principal = yield* authorize("leads.create")
+          const input = yield* decodeCreate(raw)
+          if (input.assigned_user_id != null) yield* authorize("leads.assign")
+          yield* checkAssignee(principal.accountId, input.assigned_user_id)
+          const now = yield* Ids.now
+          const lead: Lead = {
+            id: yield* Ids.make("ld"),
+            name: input.name,
+            phone: input.phone,
+            email: input.email ?? null,
+            tags: input.tags ?? [],
+            status: input.status ?? "new",
+            assigned_user_id: input.assigned_user_id ?? null,
+            attributes: input.attributes ?? {},
+            created_at: now,
+            updated_at: now
+          }
+          return yield* transactor.withTransaction(
+            Effect.gen(function* () {
+              yield* repo.insert(principal.accountId, lead)
+              yield* emit(LeadEvents.created, lead).pipe(withOutbox)
+              return lead
+            })
+          )
+        }, Tracing.span("Leads.create"))
+
+        const update = Effect.fnUntraced(function* (id: string, raw: UpdateLead) {
+          const principal = yield* authorize("leads.update")
+          const input = yield* decodeUpdate(raw)
+          if (input.assigned_user_id !== undefined) yield* authorize("leads.assign")
+          yield* checkAssignee(principal.accountId, input.assigned_user_id)
+          return yield* transactor.withTransaction(
+            Effect.gen(function* () {
+              const current = yield* repo.find(principal.accountId, id)
+              if (current === undefined) return yield* notFound(id)
+              const next: Lead = {
+                ...current,
+                ...definedFields(input),
+                updated_at: yield* Ids.now
+              }
+              const updated = yield* repo.update(principal.accountId, next)
+              return updated ?? (yield* notFound(id))
+            })
+          )
+        }, Tracing.span("Leads.update"))
+
+        const remove = Effect.fnUntraced(function* (id: string) {
+          const principal = yield* authorize("leads.delete")
+          return yield* transactor.withTransaction(
+            Effect.gen(function* () {
+              // What hangs off the lead in the resources above goes first, in this transaction (LeadRemoval).
+              yield* removal.run({ accountId: principal.accountId, leadId: id })
+              const removed = yield* repo.remove(principal.accountId, id)
+              if (removed === undefined) return yield* notFound(id)
+              yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)
+              return { id, deleted: true as const }
+            })
+          )
+        }, Tracing.span("Leads.remove"))
+
+        return Leads.of({ list, get, create, update, remove })
       })
-
-      const list = Effect.fnUntraced(function* (page: Pagination.Page) {
-        const principal = yield* authorize("leads.view")
-        const slice = yield* repo.list(principal.accountId, page)
-        return { leads: slice.items, meta: Pagination.meta(page, slice.total) }
-      }, Tracing.span("Leads.list"))
-
-      const get = Effect.fnUntraced(function* (id: string) {
-        const principal = yield* authorize("leads.view")
-        const lead = yield* repo.find(principal.accountId, id)
-        return lead ?? (yield* notFound(id))
-      }, Tracing.span("Leads.get"))
-
-      const decodeCreate = decodeInput(CreateLead, "lead")
-      const decodeUpdate = decodeInput(UpdateLead, "lead")
-
-      const create = Effect.fnUntraced(function* (raw: CreateLead) {
-        const principal = yield* authorize("leads.create")
-        const input = yield* decodeCreate(raw)
-        if (input.assigned_user_id != null) yield* authorize("leads.assign")
-        yield* checkAssignee(principal.accountId, input.assigned_user_id)
-        const now = yield* Ids.now
-        const lead: Lead = {
-          id: yield* Ids.make("ld"),
-          name: input.name,
-          phone: input.phone,
-          email: input.email ?? null,
-          tags: input.tags ?? [],
-          status: input.status ?? "new",
-          assigned_user_id: input.assigned_user_id ?? null,
-          attributes: input.attributes ?? {},
-          created_at: now,
-          updated_at: now
-        }
-        return yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            yield* repo.insert(principal.accountId, lead)
-            yield* emit(LeadEvents.created, lead).pipe(withOutbox)
-            return lead
-          })
-        )
-      }, Tracing.span("Leads.create"))
-
-      const update = Effect.fnUntraced(function* (id: string, raw: UpdateLead) {
-        const principal = yield* authorize("leads.update")
-        const input = yield* decodeUpdate(raw)
-        if (input.assigned_user_id !== undefined) yield* authorize("leads.assign")
-        yield* checkAssignee(principal.accountId, input.assigned_user_id)
-        return yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            const current = yield* repo.find(principal.accountId, id)
-            if (current === undefined) return yield* notFound(id)
-            const next: Lead = {
-              ...current,
-              ...definedFields(input),
-              updated_at: yield* Ids.now
-            }
-            const updated = yield* repo.update(principal.accountId, next)
-            return updated ?? (yield* notFound(id))
-          })
-        )
-      }, Tracing.span("Leads.update"))
-
-      const remove = Effect.fnUntraced(function* (id: string) {
-        const principal = yield* authorize("leads.delete")
-        return yield* transactor.withTransaction(
-          Effect.gen(function* () {
-            // What hangs off the lead in the resources above goes first, in this transaction (LeadRemoval).
-            yield* removal.run({ accountId: principal.accountId, leadId: id })
-            const removed = yield* repo.remove(principal.accountId, id)
-            if (removed === undefined) return yield* notFound(id)
-            yield* emit(LeadEvents.deleted, removed).pipe(withOutbox)
-            return { id, deleted: true as const }
-          })
-        )
-      }, Tracing.span("Leads.remove"))
-
-      return Leads.of({ list, get, create, update, remove })
-    })
-  )
+    )
 }

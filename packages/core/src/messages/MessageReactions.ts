@@ -26,7 +26,9 @@ export const removeLeadThreads = Hook.on(
         yield* conversations.removeForLead(accountId, leadId)
         yield* exits.run({
           accountId,
-          touched: unsent.flatMap((m) => (m.campaign_id === null ? [] : [{ campaignId: m.campaign_id, leftQueue: true }]))
+          touched: unsent.flatMap((m) =>
+            m.campaign_id === null ? [] : [{ campaignId: m.campaign_id, leftQueue: true }]
+          )
         })
       })
   })

@@ -1,6 +1,5 @@
 import { Context, type Effect } from "effect"
 import type { Bounds } from "../metrics/Calendar.ts"
-import type { DurationStats } from "../metrics/Metrics.ts"
 import type { Page, Slice } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
 import type { OutboundStatus } from "./StatusMerge.ts"
@@ -30,12 +29,6 @@ export class MessagesRepo extends Context.Service<
       kind: Counted,
       bounds: Bounds
     ) => Effect.Effect<ReadonlyArray<number>>
-    /**
-     * For each conversation whose first inbound message was created in the window, the seconds
-     * from it to the first outbound message created after it (an answer, whatever became of it
-     * later); conversations without one are left out.
-     */
-    readonly firstResponses: (accountId: string, window: Bounds) => Effect.Effect<DurationStats>
     /** Stores inbound messages: the ids of those stored, leaving out any whose `external_id` is on its channel already. */
     readonly insertInbound: (accountId: string, messages: ReadonlyArray<Message>) => Effect.Effect<ReadonlySet<string>>
     /** The messages among `ids`, locked for the caller's transaction where the store can lock (in id order). */

@@ -7,16 +7,19 @@ import { WhatsAppOrders } from "./WhatsAppOrders.ts"
 export const fromInbound = Hook.on(
   InboundReceived,
   "orders",
-  Effect.map(WhatsAppOrders, (whatsAppOrders) => ({ accountId, messages }) =>
-    whatsAppOrders
-      .place(
-        accountId,
-        messages.flatMap((message) =>
-          message.type === "order"
-            ? [{ wamid: message.external_id!, leadId: message.lead_id, payload: message.provider_payload }]
-            : []
-        )
-      )
-      .pipe(Effect.asVoid)
+  Effect.map(
+    WhatsAppOrders,
+    (whatsAppOrders) =>
+      ({ accountId, messages }) =>
+        whatsAppOrders
+          .place(
+            accountId,
+            messages.flatMap((message) =>
+              message.type === "order"
+                ? [{ wamid: message.external_id!, leadId: message.lead_id, payload: message.provider_payload }]
+                : []
+            )
+          )
+          .pipe(Effect.asVoid)
   )
 )

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { type Agent, DEFAULTS } from "../../src/agents/Agent.ts"
 import * as AgentReply from "../../src/agents/AgentReply.ts"
-import { AiModel, type CompletionRequest } from "../../src/ai/AiModel.ts"
+import { AiModel, type CompletionRequest } from "../../src/llm/AiModel.ts"
 import { KnowledgeRepo } from "../../src/knowledge/KnowledgeRepo.ts"
 
 const agent: Agent = {

@@ -3,6 +3,7 @@ import * as Calendar from "@leadline/core/metrics/Calendar"
 import * as Metrics from "@leadline/core/metrics/Metrics"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
+import { FirstResponses } from "@leadline/core/conversations/FirstResponses"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
 import { type Counted, MessagesRepo } from "@leadline/core/messages/MessagesRepo"
@@ -97,23 +98,6 @@ export const layer = Layer.effectContext(
               .map((message) => Date.parse(message.created_at))
           )
         ),
-      firstResponses: (accountId, window) =>
-        Effect.sync(() => {
-          const threads = new Map<string, Array<Message>>()
-          for (const { message } of messages.scan("account", accountId))
-            threads.set(message.conversation_id, [...(threads.get(message.conversation_id) ?? []), message])
-          const seconds: Array<number> = []
-          for (const thread of threads.values()) {
-            const firstIn = earliest(thread.filter((message) => message.direction === "inbound"))
-            if (firstIn === undefined || Calendar.bucketOf(window, firstIn) !== 0) continue
-            const answer = earliest(
-              thread.filter((message) => message.direction === "outbound"),
-              firstIn
-            )
-            if (answer !== undefined) seconds.push((answer - firstIn) / 1000)
-          }
-          return Metrics.durationStats(seconds)
-        }),
       findForUpdate: (accountId, ids) => Effect.sync(() => ids.flatMap((id) => find(accountId, id) ?? [])),
       idsByExternalId: (accountId, channelId, externalIds) =>
         Effect.sync(() => {
@@ -286,6 +270,29 @@ export const layer = Layer.effectContext(
       wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
     })
 
-    return Context.make(MessagesRepo, repo).pipe(Context.add(OutboundQueue, queue))
+    const firstResponses = FirstResponses.of({
+      stats: (accountId, window) =>
+        Effect.sync(() => {
+          const threads = new Map<string, Array<Message>>()
+          for (const { message } of messages.scan("account", accountId))
+            threads.set(message.conversation_id, [...(threads.get(message.conversation_id) ?? []), message])
+          const seconds: Array<number> = []
+          for (const thread of threads.values()) {
+            const firstIn = earliest(thread.filter((message) => message.direction === "inbound"))
+            if (firstIn === undefined || Calendar.bucketOf(window, firstIn) !== 0) continue
+            const answer = earliest(
+              thread.filter((message) => message.direction === "outbound"),
+              firstIn
+            )
+            if (answer !== undefined) seconds.push((answer - firstIn) / 1000)
+          }
+          return Metrics.durationStats(seconds)
+        })
+    })
+    return Context.make(MessagesRepo, repo).pipe(
+      Context.add(OutboundQueue, queue),
+      // First-response times come from the messages here (the SQL store keeps them on conversations).
+      Context.add(FirstResponses, firstResponses)
+    )
   })
 )

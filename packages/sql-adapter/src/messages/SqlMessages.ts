@@ -4,7 +4,6 @@ import type { Fragment } from "effect/sql/Statement"
 import type { Message } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
-import { bucketsOf } from "../internal/buckets.ts"
 import * as Tallies from "../internal/tallies.ts"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL } from "../Notifications.ts"
@@ -107,18 +106,6 @@ export const layer = Layer.effect(
 
     return MessagesRepo.of({
       createdPerBucket: (accountId, kind, bounds) => Tallies.perBucket(sql, accountId, `messages_${kind}`, bounds),
-      // The conversations keep their first inbound message and first answer (migration 0020).
-      firstResponses: (accountId, window) =>
-        orDie(sql<{ count: number; avg: number | null; p50: number | null; p90: number | null }>`
-          WITH answered AS (
-            SELECT extract(epoch FROM (first_response_at - first_inbound_at))::float8 AS seconds FROM conversations
-            WHERE account_id = ${accountId}::uuid AND ${bucketsOf(sql, window, "first_inbound_at").inRange}
-              AND first_response_at IS NOT NULL
-          )
-          SELECT count(*)::int AS count, round(avg(seconds)::numeric)::int AS avg,
-            round((percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds))::numeric)::int AS p50,
-            round((percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds))::numeric)::int AS p90
-          FROM answered`).pipe(Effect.map(([row]) => row ?? { count: 0, avg: null, p50: null, p90: null })),
       list: (accountId, conversationId, page, before) => {
         const where = sql.and([
           sql`account_id = ${accountId}::uuid`,

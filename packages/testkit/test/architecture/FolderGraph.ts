@@ -10,9 +10,15 @@ export type Graph = ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<string
 
 /**
  * The composition lists at the top of core's `src/`: they import every resource to merge their
- * layers and gather their events, so nothing may import them back.
+ * layers and gather their events, so no resource may import them back.
  */
 export const COMPOSITION: ReadonlyArray<string> = ["Services.ts", "Slices.ts", "EventCatalog.ts", "index.ts"]
+
+/**
+ * The platform services above every resource, which read the lists: analytics sums every slice's
+ * metrics, webhooks subscribe to every slice's event types. No resource imports them.
+ */
+export const ABOVE_THE_SLICES: ReadonlyArray<string> = ["analytics", "webhooks"]
 
 const nodeOf = (pathInSrc: string): string => pathInSrc.split("/")[0]!
 
@@ -79,10 +85,10 @@ export const mutualPairs = (graph: Graph): ReadonlyArray<string> =>
       .map((b) => `${a} <-> ${b}: ${[...edges.get(b)!, ...graph.get(b)!.get(a)!].join("; ")}`)
   )
 
-/** Imports of a composition list from anywhere but another composition list. */
+/** Imports of a composition list from anywhere but another list or a platform service above the slices. */
 export const compositionImports = (graph: Graph): ReadonlyArray<string> =>
   [...graph].flatMap(([from, edges]) =>
-    COMPOSITION.includes(from)
+    COMPOSITION.includes(from) || ABOVE_THE_SLICES.includes(from)
       ? []
       : [...edges].filter(([to]) => COMPOSITION.includes(to)).flatMap(([, imports]) => imports)
   )

@@ -51,7 +51,10 @@ describe("core's folders form no loop", () => {
     const graph = folderGraph(sourceFiles(core), SRC)
     // The scan must see the tree, or it would pass on nothing.
     expect(graph.get("messages")?.has("conversations")).toBe(true)
-    expect(loops(graph).map((loop) => loop.join(", ")), "folders that reach each other").toEqual([])
+    expect(
+      loops(graph).map((loop) => loop.join(", ")),
+      "folders that reach each other"
+    ).toEqual([])
     expect(mutualPairs(graph), "folders that import each other").toEqual([])
     expect(compositionImports(graph), "imports of a composition list from a folder").toEqual([])
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import * as BuiltinModel from "../../src/ai/BuiltinModel.ts"
-import * as Prompt from "../../src/ai/Prompt.ts"
+import * as BuiltinModel from "../../src/llm/BuiltinModel.ts"
+import * as Prompt from "../../src/llm/Prompt.ts"
 
 const snippet = (text: string, sourceTitle = "Shipping policy") => ({
   chunkId: "kc_1",

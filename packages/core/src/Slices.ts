@@ -11,8 +11,8 @@ import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import * as WhatsAppSlice from "./whatsapp/WhatsAppSlice.ts"
 
 /**
- * The resources of the core, one line each, lowest first: a resource imports only those above
- * it in this list, and reacts to a lower one's change through the hooks that one offers
+ * The resources of the core, one line each, lowest first: a resource imports only resources
+ * listed before it, and reacts to an earlier one's change through the hooks that one offers
  * (docs/design.md, "Which resource may import which"). `Services.ts` merges their layers, hooks
  * and reactions, and `EventCatalog.ts` gathers their event types from this list; a new resource
  * is its folder plus one line here. The platform services (accounts, keys, idempotency,

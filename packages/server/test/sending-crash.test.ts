@@ -27,7 +27,9 @@ describe.each(setups)("kill -9 while messages are being sent to the Cloud API, o
       WHATSAPP_APP_SECRET: "crash-test-app-secret",
       WHATSAPP_VERIFY_TOKEN: "crash-test-verify-token",
       WHATSAPP_API_BASE_URL: graph.url,
-      WHATSAPP_SEND_RATE: "0",
+      // 20 a second: a backlog is still queued when the server dies (unthrottled, the 120 could all
+      // be sent or in flight by then, and the restart would have nothing left to show it resumes).
+      WHATSAPP_SEND_RATE: "20",
       WHATSAPP_SENDER_LEASE_SECONDS: "2"
     }
     const first = await ServerProcess.start({ dataDir, env: serverEnv })

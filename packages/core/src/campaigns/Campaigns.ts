@@ -17,7 +17,7 @@ import {
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
-import type { Message } from "../messages/Message.ts"
+import * as NewMessage from "../messages/Message.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import type { OutboundStatus } from "../messages/StatusMerge.ts"
 import * as Pagination from "../Pagination.ts"
@@ -311,32 +311,12 @@ export class Campaigns extends Context.Service<
                   contact_wa_id: null,
                   now
                 })
-                const message: Message = {
-                  id: Ids.makeUnsafe("msg"),
-                  conversation_id: thread.id,
-                  lead_id: lead.id,
-                  channel_id: channel.id,
-                  direction: "outbound",
-                  type: "template",
-                  text: null,
-                  template: { name: template.name, language: template.language, components: result.components },
-                  media: null,
-                  status: "queued",
-                  error: null,
-                  external_id: null,
-                  sender_type: "campaign",
-                  sender_id: campaign.id,
-                  campaign_id: campaign.id,
-                  scheduled_at: scheduledAt,
-                  provider_timestamp: null,
-                  provider_payload: null,
-                  created_at: now,
-                  updated_at: now,
-                  sent_at: null,
-                  delivered_at: null,
-                  read_at: null,
-                  failed_at: null
-                }
+                const message = NewMessage.fromCampaign(
+                  { id: Ids.makeUnsafe("msg"), conversation_id: thread.id, lead_id: lead.id, channel_id: channel.id },
+                  { name: template.name, language: template.language, components: result.components },
+                  { id: campaign.id, scheduledAt },
+                  now
+                )
                 return {
                   snapshot: {
                     lead_id: lead.id,

@@ -54,6 +54,33 @@ export const CreateLead = Schema.Struct({ name: Name, phone: PhoneNumber, ...set
 })
 export type CreateLead = typeof CreateLead.Type
 
+/** A lead as the API creates it, from a decoded body: what the body leaves out takes its default. */
+export const fromInput = (id: string, input: CreateLead, now: string): Lead => ({
+  id,
+  name: input.name,
+  phone: input.phone,
+  email: input.email ?? null,
+  tags: input.tags ?? [],
+  status: input.status ?? "new",
+  assigned_user_id: input.assigned_user_id ?? null,
+  attributes: input.attributes ?? {},
+  created_at: now,
+  updated_at: now
+})
+
+/** The longest name a lead may have (the API's limit), which a WhatsApp profile name is cut to. */
+const MAX_NAME = 200
+
+/**
+ * A lead for a number that wrote in on WhatsApp: named by the profile name it sent (cut to the
+ * API's limit), else by the number. WhatsApp is the authority that the number exists: no
+ * validity check here.
+ */
+export const fromWhatsApp = (id: string, waId: string, profileName: string | null | undefined, now: string): Lead => {
+  const phone = `+${waId}`
+  return fromInput(id, { name: (profileName ?? phone).slice(0, MAX_NAME) || phone, phone }, now)
+}
+
 export const UpdateLead = Schema.Struct({
   name: Schema.optional(Name),
   phone: Schema.optional(PhoneNumber),

@@ -14,6 +14,7 @@ import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import { definedFields } from "../Patch.ts"
 import { Transactor } from "../Transactor.ts"
+import * as NewLead from "./Lead.ts"
 import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import * as LeadEvents from "./LeadEvents.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
@@ -78,19 +79,7 @@ export class Leads extends Context.Service<
           const input = yield* decodeCreate(raw)
           if (input.assigned_user_id != null) yield* authorize("leads.assign")
           yield* checkAssignee(principal.accountId, input.assigned_user_id)
-          const now = yield* Ids.now
-          const lead: Lead = {
-            id: yield* Ids.make("ld"),
-            name: input.name,
-            phone: input.phone,
-            email: input.email ?? null,
-            tags: input.tags ?? [],
-            status: input.status ?? "new",
-            assigned_user_id: input.assigned_user_id ?? null,
-            attributes: input.attributes ?? {},
-            created_at: now,
-            updated_at: now
-          }
+          const lead = NewLead.fromInput(yield* Ids.make("ld"), input, yield* Ids.now)
           return yield* transactor.withTransaction(
             Effect.gen(function* () {
               yield* repo.insert(principal.accountId, lead)

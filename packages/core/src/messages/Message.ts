@@ -47,6 +47,107 @@ export const Message = Schema.Struct({
 }).annotate({ identifier: "Message" })
 export type Message = typeof Message.Type
 
+/** Where a message lives: its thread and the lead and channel of that thread. */
+export interface Placement {
+  readonly id: string
+  readonly conversation_id: string
+  readonly lead_id: string
+  readonly channel_id: string
+}
+
+/** What an outbound message says: a text, or a template with its components. */
+export type OutboundContent =
+  | { readonly type: "text"; readonly text: string }
+  | {
+      readonly type: "template"
+      readonly template: {
+        readonly name: string
+        readonly language: string
+        /** As WhatsApp's Cloud API takes them: checked on the way in, stored as given. */
+        readonly components: unknown
+      }
+    }
+
+// What every new message starts with: no status moved yet, nothing learned from the provider.
+const fresh = (placement: Placement, now: string) => ({
+  ...placement,
+  text: null,
+  template: null,
+  media: null,
+  error: null,
+  external_id: null,
+  campaign_id: null,
+  scheduled_at: null,
+  provider_timestamp: null,
+  provider_payload: null,
+  created_at: now,
+  updated_at: now,
+  sent_at: null,
+  delivered_at: null,
+  read_at: null,
+  failed_at: null
+})
+
+// A message to send, queued, with what it says.
+const queued = (placement: Placement, content: OutboundContent, now: string) => ({
+  ...fresh(placement, now),
+  type: content.type,
+  text: content.type === "text" ? content.text : null,
+  template: content.type === "template" ? { ...content.template } : null,
+  direction: "outbound" as const,
+  status: "queued" as const
+})
+
+/** A message queued to send, written by a person or an agent (`sender`). */
+export const outbound = (
+  placement: Placement,
+  content: OutboundContent,
+  sender: { readonly type: "user" | "agent"; readonly id: string },
+  now: string
+): Message => ({ ...queued(placement, content, now), sender_type: sender.type, sender_id: sender.id })
+
+/** A campaign's message to one recipient: a template, queued until `scheduledAt` (null: at once). */
+export const fromCampaign = (
+  placement: Placement,
+  template: Extract<OutboundContent, { readonly type: "template" }>["template"],
+  campaign: { readonly id: string; readonly scheduledAt: string | null },
+  now: string
+): Message => ({
+  ...queued(placement, { type: "template", template }, now),
+  sender_type: "campaign",
+  sender_id: campaign.id,
+  campaign_id: campaign.id,
+  scheduled_at: campaign.scheduledAt
+})
+
+/** A message a lead sent, as WhatsApp delivered it: its type, content and item kept as received. */
+export const fromWhatsApp = (
+  placement: Placement,
+  received: {
+    readonly type: string
+    readonly text: string | null
+    readonly media: Message["media"]
+    readonly error: Message["error"]
+    readonly externalId: string
+    readonly providerTimestamp: string
+    readonly providerPayload: unknown
+  },
+  now: string
+): Message => ({
+  ...fresh(placement, now),
+  direction: "inbound",
+  type: received.type,
+  text: received.text,
+  media: received.media,
+  status: "received",
+  error: received.error,
+  external_id: received.externalId,
+  sender_type: "lead",
+  sender_id: placement.lead_id,
+  provider_timestamp: received.providerTimestamp,
+  provider_payload: received.providerPayload
+})
+
 const MAX_TEMPLATE_BYTES = 16 * 1024
 
 const Body = Text.check(

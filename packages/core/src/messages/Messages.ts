@@ -22,6 +22,7 @@ import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
 import { reserveWithinPlan } from "../usage/PlanQuota.ts"
+import * as NewMessage from "./Message.ts"
 import { type Message, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
@@ -129,39 +130,26 @@ export class Messages extends Context.Service<
         }
         const now = new Date(nowMillis).toISOString()
         yield* reserveWithinPlan(accounts, usage, accountId, now, 1)
-        const message: Message = {
-          id: yield* Ids.make("msg"),
-          conversation_id: conversation.id,
-          lead_id: conversation.lead_id,
-          channel_id: channel.id,
-          direction: "outbound",
-          type: input.type,
-          text: input.type === "text" ? input.text! : null,
-          template:
-            input.type === "template"
-              ? {
+        const message = NewMessage.outbound(
+          {
+            id: yield* Ids.make("msg"),
+            conversation_id: conversation.id,
+            lead_id: conversation.lead_id,
+            channel_id: channel.id
+          },
+          input.type === "text"
+            ? { type: "text", text: input.text! }
+            : {
+                type: "template",
+                template: {
                   name: input.template!.name,
                   language: input.template!.language,
                   components: input.template!.components ?? []
                 }
-              : null,
-          media: null,
-          status: "queued",
-          error: null,
-          external_id: null,
-          sender_type: sender.type,
-          sender_id: sender.id,
-          campaign_id: null,
-          scheduled_at: null,
-          provider_timestamp: null,
-          provider_payload: null,
-          created_at: now,
-          updated_at: now,
-          sent_at: null,
-          delivered_at: null,
-          read_at: null,
-          failed_at: null
-        }
+              },
+          sender,
+          now
+        )
         yield* repo.insertOutbound(accountId, [message])
         yield* conversations.recordOutbound(accountId, [conversation.id], now)
         yield* OpsMetrics.countMessages("outbound", [message.status])

@@ -8,9 +8,10 @@ import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emit, emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Random from "../internal/random.ts"
-import type { Lead } from "../leads/Lead.ts"
+import * as NewLead from "../leads/Lead.ts"
 import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
+import * as NewMessage from "../messages/Message.ts"
 import type { Message } from "../messages/Message.ts"
 import { InboundReceived } from "../messages/InboundReceived.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
@@ -38,8 +39,6 @@ export const MetaApp = Context.Reference<{
 export type Receipt =
   | { readonly _tag: "Unauthorized" }
   | { readonly _tag: "Accepted"; readonly stored: number; readonly duplicates: number; readonly skipped: number }
-
-const MAX_NAME = 200
 
 /**
  * WhatsApp's webhook (docs/contract-messaging.md §6.1): verified over the raw bytes, then each
@@ -98,21 +97,8 @@ export class Inbound extends Context.Service<
 
       /** A new lead for a number that wrote in (with `lead.created`); the existing one if another request made it first. */
       const createLead = Effect.fnUntraced(function* (accountId: string, item: MetaWebhook.InboundMessage) {
-        // WhatsApp is the authority that the number exists: no validity check here.
-        const phone = `+${item.from}`
-        const now = yield* Ids.now
-        const lead: Lead = {
-          id: yield* Ids.make("ld"),
-          name: (item.profileName ?? phone).slice(0, MAX_NAME) || phone,
-          phone,
-          email: null,
-          tags: [],
-          status: "new",
-          assigned_user_id: null,
-          attributes: {},
-          created_at: now,
-          updated_at: now
-        }
+        const lead = NewLead.fromWhatsApp(yield* Ids.make("ld"), item.from, item.profileName, yield* Ids.now)
+        const phone = lead.phone
         const inserted = yield* leads.insert(accountId, lead).pipe(
           Effect.as(true),
           Effect.catchTag("Conflict", () => Effect.succeed(false))
@@ -168,32 +154,26 @@ export class Inbound extends Context.Service<
         const senderOf = new Map<string, string>()
         for (const item of items) {
           const leadId = leadOf.get(item.from)!
-          built.push({
-            id: yield* Ids.make("msg"),
-            conversation_id: threadOf.get(item.from)!.id,
-            lead_id: leadId,
-            channel_id: channelId,
-            direction: "inbound",
-            type: item.type,
-            text: item.text,
-            template: null,
-            media: item.media,
-            status: "received",
-            error: item.error,
-            external_id: item.externalId,
-            sender_type: "lead",
-            sender_id: leadId,
-            campaign_id: null,
-            scheduled_at: null,
-            provider_timestamp: item.timestamp.toISOString(),
-            provider_payload: item.payload,
-            created_at: now,
-            updated_at: now,
-            sent_at: null,
-            delivered_at: null,
-            read_at: null,
-            failed_at: null
-          })
+          built.push(
+            NewMessage.fromWhatsApp(
+              {
+                id: yield* Ids.make("msg"),
+                conversation_id: threadOf.get(item.from)!.id,
+                lead_id: leadId,
+                channel_id: channelId
+              },
+              {
+                type: item.type,
+                text: item.text,
+                media: item.media,
+                error: item.error,
+                externalId: item.externalId,
+                providerTimestamp: item.timestamp.toISOString(),
+                providerPayload: item.payload
+              },
+              now
+            )
+          )
           senderOf.set(built.at(-1)!.id, item.from)
         }
         const storedIds = yield* messages.insertInbound(accountId, built)

@@ -53,8 +53,8 @@ export const meta = (page: Page, total: number): Meta => {
   return { limit: page.limit, offset: page.offset, total, has_more: hasMore, next_offset: hasMore ? next : null }
 }
 
-/** One page of items plus the total that matched, as every list port returns it. */
-export interface Slice<A> {
+/** One page of items plus the total that matched, as every list port returns it (a `Page` asks for it). */
+export interface Listed<A> {
   readonly items: ReadonlyArray<A>
   readonly total: number
 }

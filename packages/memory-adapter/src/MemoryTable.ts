@@ -1,4 +1,4 @@
-import type { Page, Slice } from "@leadline/core/Pagination"
+import type { Listed, Page } from "@leadline/core/Pagination"
 import type { Tx } from "./MemoryTransaction.ts"
 
 /**
@@ -96,7 +96,7 @@ export interface MemoryTable<Row, U extends string = never, I extends string = n
    * A page of the rows under `key` in the index's order and their total. Reads
    * only the page, unless `where` filters the rows: then every row under `key`.
    */
-  readonly page: (index: I, key: string, page: Page, where?: (row: Row) => boolean) => Slice<Row>
+  readonly page: (index: I, key: string, page: Page, where?: (row: Row) => boolean) => Listed<Row>
   /** Every row, in insertion order. */
   readonly rows: () => IterableIterator<Row>
   /** Adds the row; on a violation nothing is written. */
@@ -189,7 +189,7 @@ class OrderedIndex<Row> {
     else for (const entry of bucket) yield entry.row
   }
 
-  page(key: string, page: Page, where: ((row: Row) => boolean) | undefined): Slice<Row> {
+  page(key: string, page: Page, where: ((row: Row) => boolean) | undefined): Listed<Row> {
     const bucket = this.buckets.get(key) ?? EMPTY
     const items: Array<Row> = []
     const descending = this.order.descending
@@ -258,7 +258,7 @@ class Table<Row> {
     return this.#index(index).scan(key)
   }
 
-  page(index: string, key: string, page: Page, where?: (row: Row) => boolean): Slice<Row> {
+  page(index: string, key: string, page: Page, where?: (row: Row) => boolean): Listed<Row> {
     return this.#index(index).page(key, page, where)
   }
 

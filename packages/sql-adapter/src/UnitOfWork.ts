@@ -149,15 +149,30 @@ export const awaitFlush: Effect.Effect<void> = Effect.map(CurrentUnit, (unit) =>
 export const read = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.provideService(effect, PlainRead, true)
 
-/** A store's note for the rest of the unit (undefined outside a unit). */
-export const note = (key: string, value: unknown): Effect.Effect<void> =>
-  Effect.map(CurrentUnit, (unit) => void unit?.notes.set(key, value))
+/**
+ * A kind of note a store keeps for the rest of a unit (what it presumed, say), typed by what it
+ * holds; each note of the kind is keyed by an id of the store's (`""` for one per unit).
+ */
+export interface Notes<A> {
+  readonly name: string
+  /** Carries `A` in the type only. */
+  readonly _holds?: (value: A) => A
+}
 
-export const noted = <A>(key: string): Effect.Effect<A | undefined> =>
-  Effect.map(CurrentUnit, (unit) => unit?.notes.get(key) as A | undefined)
+export const notes = <A>(name: string): Notes<A> => ({ name })
 
-export const forget = (key: string): Effect.Effect<void> =>
-  Effect.map(CurrentUnit, (unit) => void unit?.notes.delete(key))
+const slot = (notes: { readonly name: string }, id: string) => `${notes.name}\u0000${id}`
+
+/** Keeps `value` under `id` for the rest of the unit (nothing outside a unit). */
+export const note = <A>(notes: Notes<A>, id: string, value: A): Effect.Effect<void> =>
+  Effect.map(CurrentUnit, (unit) => void unit?.notes.set(slot(notes, id), value))
+
+/** What was kept under `id` in this unit, if anything (undefined outside a unit). */
+export const noted = <A>(notes: Notes<A>, id: string): Effect.Effect<A | undefined> =>
+  Effect.map(CurrentUnit, (unit) => unit?.notes.get(slot(notes, id)) as A | undefined)
+
+export const forget = <A>(notes: Notes<A>, id: string): Effect.Effect<void> =>
+  Effect.map(CurrentUnit, (unit) => void unit?.notes.delete(slot(notes, id)))
 
 /**
  * The pending writes as one statement (a write alone is sent as it is), run in the order they were

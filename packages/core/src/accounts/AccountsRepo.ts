@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Account, PlanId, User } from "./Account.ts"
 
 /** Accounts, their users and subscriptions. */
@@ -10,7 +10,7 @@ export class AccountsRepo extends Context.Service<
     readonly insertAccount: (account: Account, owner: User) => Effect.Effect<void>
     readonly findAccount: (accountId: string) => Effect.Effect<Account | undefined>
     /** A page of every account, newest first (`createdAt` desc, then `id` desc): the operator's listing. */
-    readonly pageAccounts: (page: Page) => Effect.Effect<Slice<Account>>
+    readonly pageAccounts: (page: Page) => Effect.Effect<Listed<Account>>
     /** Moves the account to another plan; false when there is no such account. */
     readonly setPlan: (accountId: string, planId: PlanId) => Effect.Effect<boolean>
     readonly insertUser: (user: User) => Effect.Effect<void>

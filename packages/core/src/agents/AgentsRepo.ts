@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Agent } from "./Agent.ts"
 
 /** Agent storage, scoped to one account. */
@@ -14,7 +14,7 @@ export class AgentsRepo extends Context.Service<
     /** Every agent of the account (a handful: the cross-agent checks read them all). */
     readonly all: (accountId: string) => Effect.Effect<ReadonlyArray<Agent>>
     /** Newest first. */
-    readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Agent>>
+    readonly list: (accountId: string, page: Page) => Effect.Effect<Listed<Agent>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Agent | undefined>
     readonly insert: (accountId: string, agent: Agent) => Effect.Effect<void>
     readonly update: (accountId: string, agent: Agent) => Effect.Effect<void>

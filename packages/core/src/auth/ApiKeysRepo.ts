@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { ApiKey, ApiKeyGrant } from "./ApiKey.ts"
 import type * as Scopes from "./Scopes.ts"
 
@@ -13,7 +13,7 @@ export class ApiKeysRepo extends Context.Service<
     /** Every key of the account, oldest first (the operator's listing). */
     readonly listByAccount: (accountId: string) => Effect.Effect<ReadonlyArray<ApiKey>>
     /** A page of the account's keys, revoked ones included, newest first (`createdAt` desc, then `id` desc). */
-    readonly pageByAccount: (accountId: string, page: Page) => Effect.Effect<Slice<ApiKey>>
+    readonly pageByAccount: (accountId: string, page: Page) => Effect.Effect<Listed<ApiKey>>
     readonly setScopes: (keyId: string, scopes: ReadonlyArray<Scopes.Scope>) => Effect.Effect<void>
     readonly revoke: (keyId: string, at: string) => Effect.Effect<void>
   }

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Conversation } from "../conversations/Conversation.ts"
 import type { Message } from "../messages/Message.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Campaign } from "./Campaign.ts"
 import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
 
@@ -29,7 +29,7 @@ export class CampaignsRepo extends Context.Service<
       accountId: string,
       status: Campaign["status"] | undefined,
       page: Page
-    ) => Effect.Effect<Slice<StoredCampaign>>
+    ) => Effect.Effect<Listed<StoredCampaign>>
     readonly find: (accountId: string, id: string) => Effect.Effect<StoredCampaign | undefined>
     /** The campaigns among `ids`, locked for the caller's transaction where the store can lock (in id order). */
     readonly findForUpdate: (
@@ -62,6 +62,6 @@ export class CampaignsRepo extends Context.Service<
       campaignId: string,
       status: RecipientStatus | undefined,
       page: Page
-    ) => Effect.Effect<Slice<Recipient>>
+    ) => Effect.Effect<Listed<Recipient>>
   }
 >()("core/CampaignsRepo") {}

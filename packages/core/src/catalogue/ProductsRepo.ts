@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Conflict, InsufficientStock } from "../Errors.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Product, ProductFilter } from "./Product.ts"
 
 /** Units of one product an order takes or gives back. */
@@ -15,7 +15,7 @@ export class ProductsRepo extends Context.Service<
   {
     readonly insert: (accountId: string, product: Product) => Effect.Effect<void, Conflict>
     /** Newest first (`created_at` desc, then `id` desc). */
-    readonly list: (accountId: string, filter: ProductFilter, page: Page) => Effect.Effect<Slice<Product>>
+    readonly list: (accountId: string, filter: ProductFilter, page: Page) => Effect.Effect<Listed<Product>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Product | undefined>
     /** The product, locked for the caller's transaction where the store can lock (a PATCH's read). */
     readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<Product | undefined>

@@ -1,6 +1,6 @@
 import { Context, type Effect, type Redacted } from "effect"
 import type { Conflict } from "../Errors.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Channel, ChannelError } from "./Channel.ts"
 
 /** A channel with what sending through it needs; only the sender and the inbound path read this. */
@@ -19,7 +19,7 @@ export class ChannelsRepo extends Context.Service<
   {
     readonly insert: (accountId: string, channel: Channel, accessToken: string) => Effect.Effect<void, Conflict>
     /** Newest first. */
-    readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Channel>>
+    readonly list: (accountId: string, page: Page) => Effect.Effect<Listed<Channel>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Channel | undefined>
     /** Replaces the stored channel (and the token when given); undefined when it is not in the account. */
     readonly update: (

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Bounds } from "../metrics/Calendar.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Conversation, Filters } from "./Conversation.ts"
 
 /** Conversation storage, scoped to one account; one conversation per (channel, lead). */
@@ -8,7 +8,7 @@ export class ConversationsRepo extends Context.Service<
   ConversationsRepo,
   {
     /** `last_message_at` desc, then `id` desc. */
-    readonly list: (accountId: string, filters: Filters, page: Page) => Effect.Effect<Slice<Conversation>>
+    readonly list: (accountId: string, filters: Filters, page: Page) => Effect.Effect<Listed<Conversation>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Conversation | undefined>
     /** Replaces the stored conversation's status, snooze and assignment; undefined when it is not in the account. */
     readonly update: (accountId: string, conversation: Conversation) => Effect.Effect<Conversation | undefined>

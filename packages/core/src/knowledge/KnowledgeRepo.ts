@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { SearchRequest } from "./Search.ts"
 import type { KnowledgeChunk, KnowledgeSource, KnowledgeSourceWithContent, SourceFilter } from "./Source.ts"
 
@@ -31,7 +31,7 @@ export class KnowledgeRepo extends Context.Service<
     ) => Effect.Effect<void, Conflict>
     readonly count: (accountId: string) => Effect.Effect<number>
     /** Newest first (`created_at` desc, then `id` desc), without content. */
-    readonly list: (accountId: string, filter: SourceFilter, page: Page) => Effect.Effect<Slice<KnowledgeSource>>
+    readonly list: (accountId: string, filter: SourceFilter, page: Page) => Effect.Effect<Listed<KnowledgeSource>>
     readonly find: (accountId: string, id: string) => Effect.Effect<KnowledgeSourceWithContent | undefined>
     /** The source, locked for the caller's transaction where the store can lock (a PATCH's read). */
     readonly findForUpdate: (accountId: string, id: string) => Effect.Effect<KnowledgeSourceWithContent | undefined>
@@ -44,7 +44,7 @@ export class KnowledgeRepo extends Context.Service<
     /** Deletes the source and its chunks; returns it as it was, undefined when it is not in the account. */
     readonly remove: (accountId: string, id: string) => Effect.Effect<KnowledgeSourceWithContent | undefined>
     /** A source's chunks in `position` order. */
-    readonly chunks: (accountId: string, sourceId: string, page: Page) => Effect.Effect<Slice<KnowledgeChunk>>
+    readonly chunks: (accountId: string, sourceId: string, page: Page) => Effect.Effect<Listed<KnowledgeChunk>>
     /**
      * The best chunks for the query: those with every term first, then by rank; a chunk with none of
      * the query's terms is never a hit.

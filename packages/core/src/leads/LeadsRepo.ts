@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Audience } from "./Audience.ts"
 import type { Bounds } from "../metrics/Calendar.ts"
 import type { Lead, LeadStatus } from "./Lead.ts"
@@ -11,7 +11,7 @@ export class LeadsRepo extends Context.Service<
   {
     readonly insert: (accountId: string, lead: Lead) => Effect.Effect<void, Conflict>
     /** Newest first: `created_at` desc, then `id` desc. */
-    readonly list: (accountId: string, page: Page) => Effect.Effect<Slice<Lead>>
+    readonly list: (accountId: string, page: Page) => Effect.Effect<Listed<Lead>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
     /** The ids of the leads with these E.164 phones: phone → lead id. */
     readonly idsByPhone: (

@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Bounds } from "../metrics/Calendar.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
 import type { OutboundStatus } from "./StatusMerge.ts"
 
@@ -18,7 +18,7 @@ export class MessagesRepo extends Context.Service<
       page: Page,
       /** Only messages older than this one (`created_at`, then `id`), so new ones do not shift the pages. */
       before?: Message | undefined
-    ) => Effect.Effect<Slice<Message>>
+    ) => Effect.Effect<Listed<Message>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
     /**
      * How many messages of a kind were created in each bucket: `inbound`; `outbound` that are not

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Bounds } from "../metrics/Calendar.ts"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Order, OrderFilter } from "./Order.ts"
 
 /** Order storage, scoped to one account. A WhatsApp message places at most one order. */
@@ -11,7 +11,7 @@ export class OrdersRepo extends Context.Service<
     /** Conflict when the order's `whatsapp_message_id` placed an order already. */
     readonly insert: (accountId: string, order: Order) => Effect.Effect<void, Conflict>
     /** Newest first (`created_at` desc, then `id` desc). */
-    readonly list: (accountId: string, filter: OrderFilter, page: Page) => Effect.Effect<Slice<Order>>
+    readonly list: (accountId: string, filter: OrderFilter, page: Page) => Effect.Effect<Listed<Order>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Order | undefined>
     /** How many orders were created (`created_at`), or cancelled (`cancelled_at`), in each bucket. */
     readonly countPerBucket: (

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { Page, Slice } from "../Pagination.ts"
+import type { Listed, Page } from "../Pagination.ts"
 import type { Delivery, DeliveryStatus, EndpointRecord } from "./Webhook.ts"
 
 export interface DeliveryFilter {
@@ -13,11 +13,11 @@ export class WebhooksRepo extends Context.Service<
   {
     readonly insertEndpoint: (endpoint: EndpointRecord) => Effect.Effect<void>
     /** Newest first; deleted endpoints are not listed. */
-    readonly listEndpoints: (accountId: string, page: Page) => Effect.Effect<Slice<EndpointRecord>>
+    readonly listEndpoints: (accountId: string, page: Page) => Effect.Effect<Listed<EndpointRecord>>
     /** Marks the endpoint deleted and cancels its pending deliveries; false when it was not there. */
     readonly deleteEndpoint: (accountId: string, id: string, at: string) => Effect.Effect<boolean>
     /** Newest first. */
-    readonly listDeliveries: (accountId: string, filter: DeliveryFilter, page: Page) => Effect.Effect<Slice<Delivery>>
+    readonly listDeliveries: (accountId: string, filter: DeliveryFilter, page: Page) => Effect.Effect<Listed<Delivery>>
     readonly findDelivery: (accountId: string, id: string) => Effect.Effect<Delivery | undefined>
     /**
      * Queues the delivery for a fresh round of attempts now; "gone" when its

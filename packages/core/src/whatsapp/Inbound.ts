@@ -267,9 +267,9 @@ export class Inbound extends Context.Service<
                 const { accountId, channel } = connection
                 const asSystem = Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
                 if (change.messages.length > 0) {
-                  const isNew = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
-                  stored += isNew
-                  duplicates += change.messages.length - isNew
+                  const fresh = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
+                  stored += fresh
+                  duplicates += change.messages.length - fresh
                 }
                 if (change.statuses.length > 0) {
                   skipped +=

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { IdempotencyStore, type KeyRef, type Reservation } from "@leadline/core/idempotency/IdempotencyStore"
 import { orDie } from "../internal/store.ts"
-import { awaitFlush, forget, mayPresume, note, noted, presume } from "../UnitOfWork.ts"
+import { awaitFlush, forget, mayPresume, note, noted, notes, presume } from "../UnitOfWork.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -12,7 +12,9 @@ interface Presumed {
   readonly expiresAt: number
 }
 
-const noteOf = (ref: KeyRef) => `idempotency:${ref.accountId}:${ref.key}`
+// What a presumed reservation promised, kept for the unit's later steps on the same key.
+const presumptions = notes<Presumed>("idempotency:presumed")
+const noteOf = (ref: KeyRef) => `${ref.accountId}:${ref.key}`
 
 export const layer = Layer.effect(
   IdempotencyStore,
@@ -68,13 +70,16 @@ export const layer = Layer.effect(
         Effect.flatMap(mayPresume, (presuming) =>
           presuming
             ? Effect.as(
-                Effect.andThen(presume(), note(noteOf(ref), { fingerprint, now, expiresAt } satisfies Presumed)),
+                Effect.andThen(
+                  presume(),
+                  note(presumptions, noteOf(ref), { fingerprint, now, expiresAt } satisfies Presumed)
+                ),
                 { _tag: "Reserved" } satisfies Reservation
               )
             : reserveNow(ref, fingerprint, now, expiresAt)
         ),
       complete: (ref, response) =>
-        Effect.flatMap(noted<Presumed>(noteOf(ref)), (presumed) =>
+        Effect.flatMap(noted(presumptions, noteOf(ref)), (presumed) =>
           presumed === undefined
             ? orDie(
                 sql`UPDATE idempotency_keys SET status = ${response.status}::int, content_type = ${response.contentType},
@@ -82,7 +87,7 @@ export const layer = Layer.effect(
                     WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
               ).pipe(Effect.asVoid)
             : Effect.andThen(
-                forget(noteOf(ref)),
+                forget(presumptions, noteOf(ref)),
                 presume(sql`
                   INSERT INTO idempotency_keys
                     (account_id, key, fingerprint, created_at, expires_at, status, content_type, body, etag)
@@ -92,12 +97,12 @@ export const layer = Layer.effect(
               )
         ),
       release: (ref) =>
-        Effect.flatMap(noted<Presumed>(noteOf(ref)), (presumed) =>
+        Effect.flatMap(noted(presumptions, noteOf(ref)), (presumed) =>
           presumed === undefined
             ? orDie(
                 sql`DELETE FROM idempotency_keys WHERE account_id = ${ref.accountId}::uuid AND key = ${ref.key}`
               ).pipe(Effect.asVoid)
-            : forget(noteOf(ref))
+            : forget(presumptions, noteOf(ref))
         ),
       purgeExpired: (now) =>
         orDie(

@@ -7,7 +7,10 @@ import type { Page } from "@leadline/core/Pagination"
 import type { Audience } from "@leadline/core/leads/Audience"
 import * as Tallies from "../internal/tallies.ts"
 import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
-import { mayPresume, note, noted, presume, read } from "../UnitOfWork.ts"
+import { mayPresume, note, noted, notes, presume, read } from "../UnitOfWork.ts"
+
+// Whether this unit already presumed a lead insert (one presumption a unit).
+const presumedInsert = notes<true>("leads:presumed")
 
 interface LeadRow {
   readonly id: string
@@ -95,13 +98,13 @@ export const layer = Layer.effect(
         ).pipe(Effect.map(([row]) => row?.n ?? 0)),
       insert: (accountId, lead) =>
         // One presumed lead a unit: a second's count would update the same stripe in the same statement.
-        Effect.flatMap(Effect.zip(mayPresume, noted<true>("leads:presumed")), ([presuming, already]) =>
+        Effect.flatMap(Effect.zip(mayPresume, noted(presumedInsert, "")), ([presuming, already]) =>
           presuming && already === undefined
             ? // The phone presumed free (UnitOfWork.ts): the row and its count go in with the
               // unit's end, where a phone already taken breaks the unique index and the unit runs
               // again, asking as below.
               Effect.andThen(
-                note("leads:presumed", true),
+                note(presumedInsert, "", true),
                 presume(
                   sql`INSERT INTO leads (account_id, ${columns}) VALUES ${leadValues(accountId, lead)}`,
                   sql`INSERT INTO lead_counts (account_id, stripe, total) VALUES (${accountId}::uuid, ${sql.unsafe(backendStripe)}, 1)

@@ -8,7 +8,7 @@ import { orDie } from "./internal/store.ts"
 import * as WalFlush from "./WalFlush.ts"
 
 /**
- * The SQL unit of work behind core's `Transactor` (docs/design.md, "One statement per create").
+ * The SQL unit of work behind core's `Transactor` (docs/performance.md, "One statement per create").
  *
  * A unit opens no transaction until one of its statements (other than a plain read, `read`) runs: writes whose result nobody
  * reads (`writeBehind`) wait for the unit's next statement or its end, and a store may
@@ -123,7 +123,7 @@ export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Ef
  * back. A unit that became a transaction commits as before, and so does every unit where the
  * database role may not run flush rounds (`WalFlush.probe`). Other transactions may see the
  * unit's writes during that flush: one that writes commits after it in the WAL, so is flushed
- * after it; one that only reads may show them a moment before they are durable (docs/design.md,
+ * after it; one that only reads may show them a moment before they are durable (docs/performance.md,
  * "A hot row's lock and the commit's flush").
  */
 export const releaseLocksBeforeFlush: Effect.Effect<void> = Effect.map(CurrentUnit, (unit) => {

@@ -51,7 +51,7 @@ export const probe = (sql: SqlClient.SqlClient): Effect.Effect<void, SqlError> =
       return allowed
         ? Effect.void
         : Effect.logWarning(
-            "This database role may not call pg_logical_emit_message: units commit with their flush as before, and orders for one product wait for each other's (docs/design.md, \"A hot row's lock and the commit's flush\")"
+            "This database role may not call pg_logical_emit_message: units commit with their flush as before, and orders for one product wait for each other's (docs/performance.md, \"A hot row's lock and the commit's flush\")"
           )
     })
   )

@@ -6,7 +6,7 @@ export const periodOf = (iso: string): string => iso.slice(0, 7)
 /**
  * Outbound messages counted per account and UTC month. A reservation never takes the count
  * past the limit, however many run at once; far from the limit one account's reservations do
- * not wait on each other (docs/design.md, "Per-account counters").
+ * not wait on each other (docs/performance.md, "Per-account counters").
  */
 export class MessageUsage extends Context.Service<
   MessageUsage,

@@ -92,7 +92,7 @@ export const isUuid = (value: string): boolean => UUID.test(value)
 /**
  * Rows a per-account counter is spread over, and the one a connection writes: its backend's,
  * so two writes of one account wait on each other only when their connections share a stripe
- * (docs/design.md, "Per-account counters"). Migration 0006's function uses the same 64.
+ * (docs/performance.md, "Per-account counters"). Migration 0006's function uses the same 64.
  */
 export const COUNT_STRIPES = 64
 export const backendStripe = `(pg_backend_pid() % ${COUNT_STRIPES})::smallint`

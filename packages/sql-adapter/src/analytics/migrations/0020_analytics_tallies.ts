@@ -8,7 +8,7 @@ import * as Migration from "../../Migration.ts"
  *
  * `analytics_tallies` holds, per account, metric and 15-minute UTC slot, the running sum of what
  * the account's rows contribute: every zone's offset today is a multiple of 15 minutes, so any
- * zone's days and hours are whole slots. Rows are striped by backend (docs/design.md's rule for
+ * zone's days and hours are whole slots. Rows are striped by backend (docs/performance.md's rule for
  * per-account counters): one account's concurrent writes land on different rows. Triggers keep
  * it: per row where rows are written one at a time, per statement (one grouped write, in slot
  * order) where a statement writes thousands. A table's metrics of a row are one SQL function

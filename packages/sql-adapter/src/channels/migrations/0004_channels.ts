@@ -5,7 +5,7 @@ import * as Migration from "../../Migration.ts"
 /**
  * Connected WhatsApp numbers. `phone_number_id` is unique across accounts: the inbound
  * webhook is routed by it. A small table, so the global lookup is one Citus can
- * replicate to every node (docs/design.md, "Growing past one database").
+ * replicate to every node (a reference table).
  */
 export const migration = Migration.make(
   "0004_channels",

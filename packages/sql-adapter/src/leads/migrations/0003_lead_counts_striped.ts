@@ -5,7 +5,7 @@ import * as Migration from "../../Migration.ts"
 /**
  * An account's lead count over several rows, summed on read: with one row, every
  * create of the account waited for the previous one's row lock until it committed
- * (docs/design.md, "Per-account counters"). Existing totals stay as stripe 0.
+ * (docs/performance.md, "Per-account counters"). Existing totals stay as stripe 0.
  */
 export const migration = Migration.make(
   "0003_lead_counts_striped",

@@ -6,7 +6,7 @@ import * as Migration from "../../Migration.ts"
  * Messages counted per account and UTC month, over 64 stripes. Each stripe holds what it
  * has counted (`used`) and a share of what is left under the limit (`allowance`): a send
  * takes one from its own stripe's allowance, so sends far from the limit do not wait on one
- * row, and the sum of `used` never passes the limit (docs/design.md, "Per-account counters").
+ * row, and the sum of `used` never passes the limit (docs/performance.md, "Per-account counters").
  *
  * `leadline_reserve_messages` is the whole reservation in one round trip. Its fast path runs
  * in a subtransaction (the EXCEPTION block): an UPDATE that waited for a stripe and then found

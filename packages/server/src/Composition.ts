@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import type { AgentJobsRepo } from "@leadline/core/agents/AgentJobsRepo"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
@@ -105,8 +106,11 @@ export const app = <A, E, R>(
     options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp))
   )
 
-/** What a store wiring gives a server: the services, the webhook and outbound queues, the idempotency store (its purge). */
-export type Stores = Services.Services | DeliveryQueue | OutboundQueue | IdempotencyStore
+/**
+ * What a store wiring gives a server: the services, the webhook and outbound queues, the
+ * idempotency store (its purge) and the agents' jobs (the responder's wake-ups).
+ */
+export type Stores = Services.Services | DeliveryQueue | OutboundQueue | IdempotencyStore | AgentJobsRepo
 
 /** What `api` leaves for the caller to provide besides the stores. */
 export type Provided = MessageTransport | AdminToken | Readiness

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Scope } from "effect"
 
 /**
  * An inbound message an enabled agent is to answer (docs/contract-commerce-ai.md §5, live behaviour),
@@ -47,5 +47,10 @@ export class AgentJobsRepo extends Context.Service<
     ) => Effect.Effect<void>
     /** The attempt failed and may be retried from `retryAt`. */
     readonly retry: (accountId: string, id: string, retryAt: string, error: string, now: string) => Effect.Effect<void>
+    /**
+     * Wake-ups for the responder: each effect from it waits until jobs are enqueued and committed
+     * (LISTEN/NOTIFY on PostgreSQL and PGlite, a PubSub in memory). Polling is only the fallback.
+     */
+    readonly wakeups: Effect.Effect<Effect.Effect<void>, never, Scope.Scope>
   }
 >()("core/AgentJobsRepo") {}

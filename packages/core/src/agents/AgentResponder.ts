@@ -178,10 +178,21 @@ export class AgentResponder extends Context.Service<AgentResponder, { readonly r
     )
 }
 
-/** Runs the responder every `intervalMillis` for the life of the layer (in the server, or a worker process). */
+/**
+ * Runs the responder for the life of the layer (in the server, or a worker process): as soon as
+ * an inbound message's job commits (the jobs' wake-ups, as deliveries and sends are woken), and
+ * every `intervalMillis` (1 s) as the fallback.
+ */
 export const loop = (options: { readonly intervalMillis?: number | undefined } = {}) =>
   Layer.effectDiscard(
-    Effect.flatMap(AgentResponder, (responder) =>
-      Loop.every("Answering inbound messages with agents", options.intervalMillis ?? 1_000, responder.runOnce)
-    )
+    Effect.gen(function* () {
+      const responder = yield* AgentResponder
+      const jobs = yield* AgentJobsRepo
+      yield* Loop.woken(
+        "Answering inbound messages with agents",
+        options.intervalMillis ?? 1_000,
+        jobs.wakeups,
+        responder.runOnce
+      )
+    })
   )

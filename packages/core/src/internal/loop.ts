@@ -18,3 +18,21 @@ export const every = (
       )
     )
   )
+
+/**
+ * Like `every`, but a round also starts as soon as `wakeups` says there is work (a committed
+ * NOTIFY, say): the interval is only the fallback. A round that fails is logged with `what`.
+ */
+export const woken = (
+  what: string,
+  intervalMillis: number,
+  wakeups: Effect.Effect<Effect.Effect<void>, never, Scope.Scope>,
+  round: Effect.Effect<unknown>
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const wakeup = yield* wakeups
+    const once = round.pipe(Effect.catchCause((cause) => Effect.logWarning(`${what} failed`, cause)))
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.andThen(once, Effect.raceFirst(wakeup, Effect.sleep(Duration.millis(intervalMillis)))))
+    )
+  })

@@ -2,14 +2,19 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { type AgentJob, AgentJobsRepo } from "@leadline/core/agents/AgentJobsRepo"
 import { orDie } from "../internal/store.ts"
+import { AGENT_JOBS_CHANNEL, Notifications } from "../Notifications.ts"
 
 export const layer = Layer.effect(
   AgentJobsRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const notifications = yield* Notifications
     return AgentJobsRepo.of({
+      wakeups: notifications.listen(AGENT_JOBS_CHANNEL),
       enqueue: (accountId, jobs, now) =>
+        // The responder is woken at COMMIT (NOTIFY is transactional); its polling is only the fallback.
         orDie(sql`
+          WITH inserted AS (
           INSERT INTO agent_jobs (account_id, id, conversation_id, message_id, agent_id, status, attempts, available_at,
                                   created_at, updated_at)
           SELECT ${accountId}::uuid, j.id, j.conversation_id, j.message_id, j.agent_id, 'pending', 0,
@@ -22,7 +27,9 @@ export const layer = Layer.effect(
               agent_id: job.agentId
             }))
           )}::jsonb) AS j(id text, conversation_id text, message_id text, agent_id text)
-          ON CONFLICT (account_id, message_id) DO NOTHING`).pipe(Effect.asVoid),
+          ON CONFLICT (account_id, message_id) DO NOTHING
+          RETURNING 1)
+          SELECT pg_notify(${AGENT_JOBS_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),
       claim: (now, leaseUntil, limit) =>
         orDie(sql<{
           account_id: string

@@ -64,10 +64,10 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     CatalogueHandlers.layer,
     OrdersHandlers.layer,
     OrderNoticesHandlers.layer,
-    AnalyticsHandlers.layer,
     KnowledgeHandlers.layer,
     AgentsHandlers.layer,
     AiHandlers.layer,
+    AnalyticsHandlers.layer,
     AdminHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { ApiKeyList, CreatedOwnKey, CreateOwnKey, SECRET_FIELD } from "@leadline/core/auth/AccountKeys"
+import { ApiKeyList, CreatedOwnKey, CreateOwnKey, SECRET_FIELD } from "@leadline/core/keys/AccountKeys"
 import { KeySummary, RevokedKey, SetScopes } from "@leadline/core/auth/ApiKey"
 import { PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"

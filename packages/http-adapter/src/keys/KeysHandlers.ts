@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { AccountKeys } from "@leadline/core/auth/AccountKeys"
+import { AccountKeys } from "@leadline/core/keys/AccountKeys"
 import { page } from "@leadline/core/Pagination"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"

@@ -2,11 +2,11 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { Conflict, NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
-import { type ApiKey, KeyName, KeySummary, type RevokedKey, summarize } from "./ApiKey.ts"
-import { ApiKeysRepo } from "./ApiKeysRepo.ts"
-import { KeyIssuer } from "./KeyIssuer.ts"
-import { authorizeFullAccess, type CurrentPrincipal } from "./Principal.ts"
-import * as Scopes from "./Scopes.ts"
+import { type ApiKey, KeyName, KeySummary, type RevokedKey, summarize } from "../auth/ApiKey.ts"
+import { ApiKeysRepo } from "../auth/ApiKeysRepo.ts"
+import { KeyIssuer } from "../auth/KeyIssuer.ts"
+import { authorizeFullAccess, type CurrentPrincipal } from "../auth/Principal.ts"
+import * as Scopes from "../auth/Scopes.ts"
 
 /** `POST /api/keys`: the key is the caller's user's; no scopes is full access. */
 export const CreateOwnKey = Schema.Struct({

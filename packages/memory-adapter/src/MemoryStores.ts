@@ -4,7 +4,7 @@ import * as MemoryAgentJobs from "./agents/MemoryAgentJobs.ts"
 import * as MemoryAgents from "./agents/MemoryAgents.ts"
 import * as MemoryApiKeys from "./auth/MemoryApiKeys.ts"
 import * as MemoryCampaigns from "./campaigns/MemoryCampaigns.ts"
-import * as MemoryProducts from "./catalogue/MemoryProducts.ts"
+import * as MemoryCatalogue from "./catalogue/MemoryCatalogue.ts"
 import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
@@ -34,7 +34,7 @@ export const all = [
   MemoryMessages.layer,
   MemoryMessageUsage.layer,
   MemoryCampaigns.layer,
-  MemoryProducts.layer,
+  MemoryCatalogue.layer,
   MemoryOrders.layer,
   MemoryOrderNoticeSettings.layer,
   MemoryKnowledge.layer,

@@ -2,17 +2,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, Latch, Layer, Result } from "effect"
 import type { Product } from "@leadline/core/catalogue/Product"
 import { skuTakenMessage } from "@leadline/core/catalogue/Product"
-import { ProductsRepo } from "@leadline/core/catalogue/ProductsRepo"
+import { CatalogueRepo } from "@leadline/core/catalogue/CatalogueRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
 import type { Order } from "@leadline/core/orders/Order"
 import { OrdersRepo } from "@leadline/core/orders/OrdersRepo"
 import { Transactor } from "@leadline/core/Transactor"
-import * as MemoryProducts from "../src/catalogue/MemoryProducts.ts"
+import * as MemoryCatalogue from "../src/catalogue/MemoryCatalogue.ts"
 import * as MemoryStores from "../src/MemoryStores.ts"
 import * as MemoryTransaction from "../src/MemoryTransaction.ts"
 import * as MemoryOrders from "../src/orders/MemoryOrders.ts"
 
-const stores = Layer.mergeAll(MemoryProducts.layer, MemoryOrders.layer, MemoryTransaction.layer)
+const stores = Layer.mergeAll(MemoryCatalogue.layer, MemoryOrders.layer, MemoryTransaction.layer)
 
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString()
 const CREATED = at(0)
@@ -77,16 +77,16 @@ const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) 
 /** Stock and version of a product, to compare in one assertion. */
 const stockOf = (accountId: string, id: string) =>
   Effect.gen(function* () {
-    const found = yield* (yield* ProductsRepo).find(accountId, id)
+    const found = yield* (yield* CatalogueRepo).find(accountId, id)
     return found === undefined
       ? undefined
       : { stock: found.stock, version: found.version, updated_at: found.updated_at }
   })
 
-describe("MemoryProducts", () => {
+describe("MemoryCatalogue", () => {
   it.effect("keeps a SKU unique in its account, and two accounts may share one", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       yield* repo.insert("acc_1", product("prod_a", "SKU-1", 5))
       yield* repo.insert("acc_1", product("prod_b", "SKU-2", 5))
       yield* repo.insert("acc_2", product("prod_c", "SKU-1", 5))
@@ -117,7 +117,7 @@ describe("MemoryProducts", () => {
 
   it.effect("lists newest first with the filters, and finds many by id or SKU within the account", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       yield* repo.insert("acc_1", product("prod_a", "TEE-RED", 5, { name: "Red tee", created_at: at(1) }))
       yield* repo.insert(
         "acc_1",
@@ -146,7 +146,7 @@ describe("MemoryProducts", () => {
 
   it.effect("takes stock all or nothing: a short product fails the first such line in id order and takes nothing", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       yield* repo.insert("acc_1", product("prod_a", "A", 5))
       yield* repo.insert("acc_1", product("prod_b", "B", 1))
       yield* repo.insert("acc_1", product("prod_c", "C", 0))
@@ -195,7 +195,7 @@ describe("MemoryProducts", () => {
 
   it.effect("sells the last units once: 20 concurrent transactions take 1 of 5", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       const transactor = yield* Transactor
       yield* repo.insert("acc_1", product("prod_a", "A", 5))
 
@@ -220,7 +220,7 @@ describe("MemoryProducts", () => {
 
   it.effect("gives the stock back when the transaction fails after taking it", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       const orders = yield* OrdersRepo
       const transactor = yield* Transactor
       yield* repo.insert("acc_1", product("prod_a", "A", 5))
@@ -255,7 +255,7 @@ describe("MemoryProducts", () => {
 
   it.effect("returns stock to tracked products still in the catalogue", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       yield* repo.insert("acc_1", product("prod_a", "A", 3, { version: 4 }))
       yield* repo.insert("acc_1", product("prod_u", "U", null))
 
@@ -277,7 +277,7 @@ describe("MemoryProducts", () => {
 
   it.effect("makes a stock take wait for a transaction that read the product for update, and check what it wrote", () =>
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       const transactor = yield* Transactor
       yield* repo.insert("acc_1", product("prod_a", "A", 5))
       const read = yield* Latch.make()
@@ -412,9 +412,9 @@ describe("MemoryOrders", () => {
 describe("MemoryStores", () => {
   it.effect("wires the products and orders stores", () =>
     Effect.gen(function* () {
-      yield* (yield* ProductsRepo).insert("acc_1", product("prod_a", "A", 1))
+      yield* (yield* CatalogueRepo).insert("acc_1", product("prod_a", "A", 1))
       yield* (yield* OrdersRepo).insert("acc_1", order("ord_1"))
-      assert.strictEqual((yield* (yield* ProductsRepo).find("acc_1", "prod_a"))?.sku, "A")
+      assert.strictEqual((yield* (yield* CatalogueRepo).find("acc_1", "prod_a"))?.sku, "A")
       assert.strictEqual((yield* (yield* OrdersRepo).find("acc_1", "ord_1"))?.id, "ord_1")
     }).pipe(Effect.provide(MemoryStores.layer))
   )

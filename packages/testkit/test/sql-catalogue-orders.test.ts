@@ -4,32 +4,32 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
 import { type Product, skuTakenMessage } from "@leadline/core/catalogue/Product"
-import { ProductsRepo } from "@leadline/core/catalogue/ProductsRepo"
+import { CatalogueRepo } from "@leadline/core/catalogue/CatalogueRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
 import type { Order } from "@leadline/core/orders/Order"
 import { OrdersRepo } from "@leadline/core/orders/OrdersRepo"
 import * as SqlAccounts from "@leadline/sql-adapter/accounts/SqlAccounts"
-import * as SqlProducts from "@leadline/sql-adapter/catalogue/SqlProducts"
+import * as SqlCatalogue from "@leadline/sql-adapter/catalogue/SqlCatalogue"
 import * as Database from "@leadline/sql-adapter/Database"
 import * as SqlOrders from "@leadline/sql-adapter/orders/SqlOrders"
 import * as TestDatabase from "../src/TestDatabase.ts"
 
 /** The SQL product and order stores, called directly on a real database (PGlite, or TEST_DATABASE_URL's server). */
 
-type Services = SqlClient.SqlClient | AccountsRepo | ProductsRepo | OrdersRepo
+type Services = SqlClient.SqlClient | AccountsRepo | CatalogueRepo | OrdersRepo
 
 const database = await TestDatabase.make()
 let runtime: ManagedRuntime.ManagedRuntime<Services, unknown>
 const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
 /** The error the effect fails with (a success fails the test). */
 const failure = <A, E>(effect: Effect.Effect<A, E, Services>) => run(Effect.flip(effect))
-const products = <A, E>(use: (repo: ProductsRepo["Service"]) => Effect.Effect<A, E>) =>
-  run(Effect.flatMap(ProductsRepo, use))
+const products = <A, E>(use: (repo: CatalogueRepo["Service"]) => Effect.Effect<A, E>) =>
+  run(Effect.flatMap(CatalogueRepo, use))
 const orders = <A, E>(use: (repo: OrdersRepo["Service"]) => Effect.Effect<A, E>) => run(Effect.flatMap(OrdersRepo, use))
 
 beforeAll(async () => {
   runtime = ManagedRuntime.make(
-    Layer.mergeAll(SqlAccounts.layer, SqlProducts.layer, SqlOrders.layer).pipe(
+    Layer.mergeAll(SqlAccounts.layer, SqlCatalogue.layer, SqlOrders.layer).pipe(
       Layer.provideMerge(Database.layer(database.config))
     )
   )
@@ -145,7 +145,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     expect(await products((repo) => repo.find(a, shirt.id))).toEqual(shirt)
     expect(await products((repo) => repo.find(b, shirt.id))).toBeUndefined()
 
-    const again = await failure(Effect.flatMap(ProductsRepo, (repo) => repo.insert(a, product({ sku: "SHIRT-1" }))))
+    const again = await failure(Effect.flatMap(CatalogueRepo, (repo) => repo.insert(a, product({ sku: "SHIRT-1" }))))
     expect(again).toEqual(new Conflict({ message: skuTakenMessage("SHIRT-1") }))
     // Another account may have the same SKU.
     const theirs = product({ sku: "SHIRT-1" })
@@ -159,7 +159,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     const mug = product({ sku: "MUG-1" })
     await products((repo) => repo.insert(a, mug))
     const taken = await failure(
-      Effect.flatMap(ProductsRepo, (repo) => repo.update(a, { ...mug, sku: "SHIRT-1", version: 2 }))
+      Effect.flatMap(CatalogueRepo, (repo) => repo.update(a, { ...mug, sku: "SHIRT-1", version: 2 }))
     )
     expect(taken).toEqual(new Conflict({ message: skuTakenMessage("SHIRT-1") }))
     expect(await products((repo) => repo.find(a, mug.id))).toEqual(mug)
@@ -198,7 +198,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
 
     const locked = await run(
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.withTransaction(Effect.flatMap(ProductsRepo, (repo) => repo.findForUpdate(account, p2.id)))
+        sql.withTransaction(Effect.flatMap(CatalogueRepo, (repo) => repo.findForUpdate(account, p2.id)))
       )
     )
     expect(locked).toEqual(p2)
@@ -218,7 +218,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     const slash = product({ sku: "POSTER-1", name: "Poster a\\b" })
     const made = [cotton, blue, mug, slash]
     for (const p of made) await products((repo) => repo.insert(account, p))
-    const list = (filter: Parameters<ProductsRepo["Service"]["list"]>[1], limit = 50, offset = 0) =>
+    const list = (filter: Parameters<CatalogueRepo["Service"]["list"]>[1], limit = 50, offset = 0) =>
       products((repo) => repo.list(account, filter, { limit, offset }))
 
     expect(await list({})).toEqual({ items: [slash, mug, blue, cotton], total: 4 })
@@ -243,9 +243,9 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     const account = await makeAccount()
     const [a, b, untracked] = [product({ stock: 5 }), product({ stock: 1 }), product({ stock: null })]
     for (const p of [a, b, untracked]) await products((repo) => repo.insert(account, p))
-    const take = (moves: Parameters<ProductsRepo["Service"]["takeStock"]>[1], now: string) =>
+    const take = (moves: Parameters<CatalogueRepo["Service"]["takeStock"]>[1], now: string) =>
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql.withTransaction(Effect.flatMap(ProductsRepo, (repo) => repo.takeStock(account, moves, now)))
+        sql.withTransaction(Effect.flatMap(CatalogueRepo, (repo) => repo.takeStock(account, moves, now)))
       )
     const find = (id: string) => products((repo) => repo.find(account, id))
 
@@ -325,7 +325,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     const outcomes = await run(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        const repo = yield* ProductsRepo
+        const repo = yield* CatalogueRepo
         return yield* Effect.forEach(
           Array.from({ length: 20 }),
           () =>
@@ -371,7 +371,7 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
     await run(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        const repo = yield* ProductsRepo
+        const repo = yield* CatalogueRepo
         yield* Effect.forEach(
           Array.from({ length: 24 }, (_, i) => i),
           (i) => {

@@ -15,7 +15,7 @@ import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
 import { CreateProduct, type Product, type ProductFilter, UpdateProduct } from "./Product.ts"
-import { ProductsRepo } from "./ProductsRepo.ts"
+import { CatalogueRepo } from "./CatalogueRepo.ts"
 
 type Needs = CurrentPrincipal
 
@@ -43,10 +43,10 @@ export class Catalogue extends Context.Service<
     readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
   }
 >()("core/Catalogue") {
-  static readonly layer: Layer.Layer<Catalogue, never, ProductsRepo | Transactor> = Layer.effect(
+  static readonly layer: Layer.Layer<Catalogue, never, CatalogueRepo | Transactor> = Layer.effect(
     Catalogue,
     Effect.gen(function* () {
-      const repo = yield* ProductsRepo
+      const repo = yield* CatalogueRepo
       const transactor = yield* Transactor
       const notFound = (id: string) => new NotFound({ resource: "product", id })
       const decodeCreate = decodeInput(CreateProduct, "product")

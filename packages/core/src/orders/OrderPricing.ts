@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { Product } from "../catalogue/Product.ts"
-import type { StockMove } from "../catalogue/ProductsRepo.ts"
+import type { StockMove } from "../catalogue/CatalogueRepo.ts"
 import { invalidField, type InvalidInput } from "../Errors.ts"
 import { MAX_AMOUNT } from "../money/Money.ts"
 import type { CreateOrder, OrderItem } from "./Order.ts"

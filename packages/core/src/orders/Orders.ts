@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import { ProductsRepo } from "../catalogue/ProductsRepo.ts"
+import { CatalogueRepo } from "../catalogue/CatalogueRepo.ts"
 import {
   type Conflict,
   decodeInput,
@@ -69,12 +69,12 @@ export class Orders extends Context.Service<
   static readonly layer: Layer.Layer<
     Orders,
     never,
-    OrdersRepo | ProductsRepo | LeadsRepo | Transactor | Outbox | OrderNotices
+    OrdersRepo | CatalogueRepo | LeadsRepo | Transactor | Outbox | OrderNotices
   > = Layer.effect(
     Orders,
     Effect.gen(function* () {
       const repo = yield* OrdersRepo
-      const products = yield* ProductsRepo
+      const products = yield* CatalogueRepo
       const leads = yield* LeadsRepo
       const transactor = yield* Transactor
       const outbox = yield* Outbox

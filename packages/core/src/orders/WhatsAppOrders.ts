@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { CurrentPrincipal } from "../auth/Principal.ts"
 import type { Product } from "../catalogue/Product.ts"
-import { ProductsRepo } from "../catalogue/ProductsRepo.ts"
+import { CatalogueRepo } from "../catalogue/CatalogueRepo.ts"
 import { fromDecimal, isCurrency } from "../money/Money.ts"
 import { type CreateOrder, MAX_ITEMS, MAX_QUANTITY, type OrderItemInput } from "./Order.ts"
 import { Orders } from "./Orders.ts"
@@ -83,11 +83,11 @@ export class WhatsAppOrders extends Context.Service<
     ) => Effect.Effect<number, never, CurrentPrincipal>
   }
 >()("core/WhatsAppOrders") {
-  static readonly layer: Layer.Layer<WhatsAppOrders, never, Orders | ProductsRepo | OrdersRepo> = Layer.effect(
+  static readonly layer: Layer.Layer<WhatsAppOrders, never, Orders | CatalogueRepo | OrdersRepo> = Layer.effect(
     WhatsAppOrders,
     Effect.gen(function* () {
       const orders = yield* Orders
-      const products = yield* ProductsRepo
+      const products = yield* CatalogueRepo
       const repo = yield* OrdersRepo
 
       const placeOne = Effect.fnUntraced(function* (accountId: string, message: OrderMessage) {

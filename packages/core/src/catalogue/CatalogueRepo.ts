@@ -10,8 +10,8 @@ export interface StockMove {
 }
 
 /** Product storage, scoped to one account; a SKU is unique in its account. */
-export class ProductsRepo extends Context.Service<
-  ProductsRepo,
+export class CatalogueRepo extends Context.Service<
+  CatalogueRepo,
   {
     readonly insert: (accountId: string, product: Product) => Effect.Effect<void, Conflict>
     /** Newest first (`created_at` desc, then `id` desc). */
@@ -42,7 +42,7 @@ export class ProductsRepo extends Context.Service<
     /** Gives units back to tracked products still in the catalogue (a cancelled order). */
     readonly returnStock: (accountId: string, moves: ReadonlyArray<StockMove>, now: string) => Effect.Effect<void>
   }
->()("core/ProductsRepo") {}
+>()("core/CatalogueRepo") {}
 
 /** Moves of the same product merged into one, in product id order (the lock order). */
 export const merged = (moves: ReadonlyArray<StockMove>): ReadonlyArray<StockMove> => {

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { mayPresume, presume, read, releaseLocksBeforeFlush } from "../UnitOfWork.ts"
 import { type Product, type ProductFilter, skuTakenMessage } from "@leadline/core/catalogue/Product"
-import { merged, ProductsRepo, type StockMove } from "@leadline/core/catalogue/ProductsRepo"
+import { merged, CatalogueRepo, type StockMove } from "@leadline/core/catalogue/CatalogueRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
 import { iso, json, orDie, textArray } from "../internal/store.ts"
 
@@ -51,7 +51,7 @@ export const containsPattern = (q: string): string => `%${q.replace(/[\\%_]/g, (
 const intArray = (values: ReadonlyArray<number>): string => `{${values.map((n) => Math.trunc(n)).join(",")}}`
 
 export const layer = Layer.effect(
-  ProductsRepo,
+  CatalogueRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(COLUMNS)
@@ -107,7 +107,7 @@ export const layer = Layer.effect(
                     ${intArray(deltas.map((d) => d.delta))}::int[]) AS m(id, delta)
         WHERE p.account_id = ${accountId}::uuid AND p.id = m.id AND p.stock IS NOT NULL`).pipe(Effect.asVoid)
 
-    return ProductsRepo.of({
+    return CatalogueRepo.of({
       insert: (accountId, p) =>
         // ON CONFLICT instead of catching the violation: a failed statement would poison the caller's transaction.
         orDie(sql<{ id: string }>`

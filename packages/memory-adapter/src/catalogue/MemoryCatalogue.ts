@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { type ProductFilter, type Product, matches, skuTakenMessage } from "@leadline/core/catalogue/Product"
-import { merged, ProductsRepo, type StockMove } from "@leadline/core/catalogue/ProductsRepo"
+import { merged, CatalogueRepo, type StockMove } from "@leadline/core/catalogue/CatalogueRepo"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
 import * as MemoryLocks from "../MemoryLocks.ts"
 import * as MemoryTable from "../MemoryTable.ts"
@@ -17,7 +17,7 @@ const unfiltered = (filter: ProductFilter) => Object.values(filter).every((value
  * Products by account: a SKU is unique in its account, pages are newest first, and stock
  * moves lock their rows (`MemoryLocks`) so concurrent orders never take the same unit twice.
  */
-export const layer = Layer.sync(ProductsRepo)(() => {
+export const layer = Layer.sync(CatalogueRepo)(() => {
   const products = MemoryTable.make({
     primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.product.id),
     unique: { sku: (row) => MemoryTable.key(row.accountId, row.product.sku) },
@@ -47,7 +47,7 @@ export const layer = Layer.sync(ProductsRepo)(() => {
     return product === undefined || product.stock === null ? undefined : { product, stock: product.stock }
   }
 
-  return ProductsRepo.of({
+  return CatalogueRepo.of({
     insert: (accountId, product) =>
       Effect.flatMap(
         atomically((tx) => products.insert(tx, { accountId, product })),

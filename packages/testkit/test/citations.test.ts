@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest"
 /**
  * A clone of the repository stands on its own: what its code, tests and docs cite is in it.
  *
- * (a) No text names the documents that lived outside the repository (the messaging, commerce/AI
- *     and observability contracts, and a bare contract/design/seed file name); each has its
- *     replacement under docs/.
+ * (a) No text names a document by a capitalised name (`ROADMAP.md`, `SALES-PLAYBOOK §2`) that no
+ *     tracked file has: the contracts and design notes the project started from were named so,
+ *     and their replacements are under docs/.
  * (b) Every `docs/<name>.md` cited anywhere, and every relative link `[text](path)` of a markdown
  *     file (resolved against that file's folder; http(s), mailto and `#anchor` links skipped), is
  *     a file (or folder) the repository tracks.
@@ -21,7 +21,7 @@ import { describe, expect, it } from "vitest"
  *     parts. A citation may list several (`§1, §3`, `§8.3 and §11`) or a range (`§4–6`,
  *     `§0a.9–10`: 0a.9 and 0a.10); both ends of a range are checked.
  *
- * This file names the outside documents to find them, so the scan leaves it out.
+ * This file's examples name documents that do not exist, so the scan leaves it out.
  */
 
 /** The repository root, from this file's place in it (packages/testkit/test). */
@@ -39,33 +39,37 @@ const describeProblems = (problems: ReadonlyArray<Problem>): string =>
 
 // (a) ------------------------------------------------------------------------------------------
 
-/** The outside documents, as the text may name them, and what to cite instead. */
-const OUTSIDE: ReadonlyArray<{ readonly pattern: RegExp; readonly instead: (found: string) => string }> = [
-  { pattern: /CONTRACT-MESSAGING(?:\.md)?/g, instead: () => "docs/contract-messaging.md" },
-  { pattern: /CONTRACT-COMMERCE-AI(?:\.md)?/g, instead: () => "docs/contract-commerce-ai.md" },
-  // Its sections are cited with a § in docs/observability.md: `§B2`.
-  { pattern: /DASHBOARD-OBSERVABILITY(?:\.md)?/g, instead: () => "docs/observability.md (sections as §A2, §B2)" },
-  // A bare file name, with no folder before it: `docs/contract.md` passes, `CONTRACT.md` does not.
-  {
-    pattern: /(?<![\w./-])(?:CONTRACT|DESIGN|SEED-API)\.md\b/g,
-    instead: (found) => `docs/${found.toLowerCase()}`
-  },
-  // The contract named without its file: "as CONTRACT pins it", "CONTRACT's table". Not an
-  // identifier such as LEADLINE_CONTRACT_URL, nor one of the names above.
-  { pattern: /(?<![\w-])CONTRACT(?![\w-]|\.md)/g, instead: () => "docs/contract.md" }
-]
+/**
+ * A document named as the contracts and design notes used to be: a capitalised file name
+ * (`ROADMAP.md`, `SALES-PLAYBOOK.md`), or a capitalised name cited with a section
+ * (`SALES-PLAYBOOK §6.3`, `ROADMAP.md §2`, `SALES-PLAYBOOK B2`). Not a path's tail (`bench/RESULTS.md`) nor an
+ * identifier (`LEADLINE_CONTRACT_URL`).
+ */
+const DOCUMENT_NAME = /(?<![\w./-])([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*)(?![\w-])(\.md\b|(?=\s*§|\s+[A-Z]\d+\b))/g
 
-/** (a) Each mention of an outside document in a text, with its replacement. */
-const outsideMentions = (path: string, text: string): ReadonlyArray<Problem> =>
+/**
+ * (a) Each document named by a capitalised name that no tracked file has: what a clone would lack.
+ * The replacement it suggests is the docs/ file of the same name in lower case, when there is one.
+ */
+const outsideMentions = (path: string, text: string, tree: Tree, names: ReadonlySet<string>): ReadonlyArray<Problem> =>
   text.split("\n").flatMap((content, index) =>
-    OUTSIDE.flatMap(({ pattern, instead }) =>
-      [...content.matchAll(pattern)].map((match) => ({
-        path,
-        line: index + 1,
-        message: `cites ${match[0]}, which is not in the repository: cite ${instead(match[0])}`
-      }))
-    )
+    [...content.matchAll(DOCUMENT_NAME)].flatMap((match) => {
+      const name = match[1]!
+      if (match[2] === ".md" && names.has(`${name}.md`)) return []
+      const own = `docs/${name.toLowerCase()}.md`
+      return [
+        {
+          path,
+          line: index + 1,
+          message: `cites ${match[0]}, which is not in the repository: cite ${tree.has(own) ? own : "a file under docs/"}`
+        }
+      ]
+    })
   )
+
+/** The file names of the tracked paths: `README.md`, `RESULTS.md`. */
+const fileNames = (paths: ReadonlyArray<string>): ReadonlySet<string> =>
+  new Set(paths.map((path) => path.slice(path.lastIndexOf("/") + 1)))
 
 // (b) ------------------------------------------------------------------------------------------
 
@@ -223,27 +227,23 @@ const textFiles = (paths: ReadonlyArray<string>): ReadonlyArray<TextFile> =>
 describe("the citation scanner", () => {
   const tree = treeOf(["README.md", "docs/contract.md", "docs/contract-messaging.md", "packages/core/src/Ids.ts"])
 
-  it("finds the outside documents, and passes their replacements and look-alike identifiers", () => {
-    const found = (text: string) => outsideMentions("x.ts", text).map((p) => p.message)
-    expect(found("// as CONTRACT-MESSAGING §6.3 says")).toEqual([
-      "cites CONTRACT-MESSAGING, which is not in the repository: cite docs/contract-messaging.md"
+  it("finds documents named that the repository lacks, and passes what it has and look-alike identifiers", () => {
+    const names = fileNames(["README.md", "bench/RESULTS.md", "docs/glossary.md"])
+    const glossary = treeOf(["README.md", "bench/RESULTS.md", "docs/glossary.md"])
+    const found = (text: string) => outsideMentions("x.ts", text, glossary, names).map((p) => p.message)
+    expect(found("// as SALES-PLAYBOOK §6.3 says, and SALES-PLAYBOOK B2")).toEqual([
+      "cites SALES-PLAYBOOK, which is not in the repository: cite a file under docs/",
+      "cites SALES-PLAYBOOK, which is not in the repository: cite a file under docs/"
     ])
-    expect(found("(CONTRACT-COMMERCE-AI.md §4) and DASHBOARD-OBSERVABILITY B2")).toEqual([
-      "cites CONTRACT-COMMERCE-AI.md, which is not in the repository: cite docs/contract-commerce-ai.md",
-      "cites DASHBOARD-OBSERVABILITY, which is not in the repository: cite docs/observability.md (sections as §A2, §B2)"
+    expect(found("(ROADMAP.md §4) and GLOSSARY.md and GLOSSARY §2")).toEqual([
+      "cites ROADMAP.md, which is not in the repository: cite a file under docs/",
+      "cites GLOSSARY.md, which is not in the repository: cite docs/glossary.md",
+      "cites GLOSSARY, which is not in the repository: cite docs/glossary.md"
     ])
-    expect(found("see CONTRACT.md, `SEED-API.md` and DESIGN.md")).toEqual([
-      "cites CONTRACT.md, which is not in the repository: cite docs/contract.md",
-      "cites SEED-API.md, which is not in the repository: cite docs/seed-api.md",
-      "cites DESIGN.md, which is not in the repository: cite docs/design.md"
-    ])
-    expect(found("so /api/me stays as CONTRACT pins it")).toEqual([
-      "cites CONTRACT, which is not in the repository: cite docs/contract.md"
-    ])
-    expect(
-      found("docs/contract.md, docs/design.md, docs/seed-api.md, docs/contract-messaging.md, LEADLINE_CONTRACT_URL")
-    ).toEqual([])
-    expect(outsideMentions("a.md", "one\ntwo CONTRACT.md")[0]).toMatchObject({ path: "a.md", line: 2 })
+    expect(found("README.md, RESULTS.md, bench/RESULTS.md, docs/glossary.md §2, LEADLINE_CONTRACT_URL, SQL")).toEqual(
+      []
+    )
+    expect(outsideMentions("a.md", "one\ntwo ROADMAP.md", glossary, names)[0]).toMatchObject({ path: "a.md", line: 2 })
   })
 
   it("finds cited docs and relative markdown links the repository lacks", () => {
@@ -320,8 +320,9 @@ describe("a clone of the repository stands on its own", () => {
   })
 
   it("names no document that is outside the repository", () => {
+    const names = fileNames(paths)
     expect(
-      describeProblems(files.flatMap((file) => outsideMentions(file.path, file.text))),
+      describeProblems(files.flatMap((file) => outsideMentions(file.path, file.text, tree, names))),
       "citations of documents outside the repository (file:line, and what to cite instead)"
     ).toBe("")
   })

@@ -60,10 +60,13 @@ const manifests = Object.fromEntries(
 )
 const tarball = (name: string) => join(packs, `leadline-${name}-${manifests[name].version}.tgz`)
 
-/**
- * An app's package.json over the packs: its dependencies as `file:` tarballs, and every Leadline
- * package pinned to its tarball (`overrides`), so npm never asks the registry for an unpublished one.
- */
+const fromPacks = (...names: ReadonlyArray<(typeof PUBLISHED)[number]>) =>
+  Object.fromEntries(names.map((name) => [`@leadline/${name}`, `file:${tarball(name)}`]))
+
+/** Every Leadline package pinned to its tarball, so npm never asks the registry for an unpublished one. */
+const overrides = fromPacks(...PUBLISHED)
+
+/** An app's package.json over the packs: its dependencies as `file:` tarballs, and the `overrides`. */
 const appManifest = (
   name: string,
   dependencies: Record<string, string>,
@@ -74,11 +77,8 @@ const appManifest = (
   type: "module",
   dependencies,
   devDependencies,
-  overrides: Object.fromEntries(PUBLISHED.map((pkg) => [`@leadline/${pkg}`, `file:${tarball(pkg)}`]))
+  overrides
 })
-
-const fromPacks = (...names: ReadonlyArray<(typeof PUBLISHED)[number]>) =>
-  Object.fromEntries(names.map((name) => [`@leadline/${name}`, `file:${tarball(name)}`]))
 
 const npmInstall = (dir: string, extra: ReadonlyArray<string> = []) =>
   run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...extra], dir)
@@ -258,7 +258,7 @@ try {
       {
         ...exampleManifest,
         devDependencies: { ...exampleManifest.devDependencies, ...fromPacks("testkit") },
-        overrides: appManifest("", {}).overrides
+        overrides
       },
       null,
       2

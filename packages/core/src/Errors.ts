@@ -1,36 +1,181 @@
 import { Effect, Schema, SchemaIssue } from "effect"
 
 /**
- * Domain errors. They carry no HTTP status: the http-adapter maps them to the
- * wire body in one place (`ErrorMapping.ts`).
+ * Domain errors, each declared once with what a caller sees of it: its HTTP status, its
+ * wire `code`, the OpenAPI description and the message (`DomainError` below). The
+ * http-adapter derives its wire classes, the mapping and the OpenAPI responses from that
+ * declaration alone, so an error is added in one file: here for the contract's shared
+ * errors, or in the folder of the resource it belongs to.
  */
-
-export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
-  reason: Schema.Literals(["missing", "malformed", "unknown", "revoked"])
-}) {}
-
-/** The principal lacks a permission; `required` is the scope that would grant it, or "full access". */
-export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
-  required: Schema.String
-}) {}
-
-export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
-  resource: Schema.String,
-  id: Schema.String
-}) {}
-
-export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
-  message: Schema.String
-}) {}
 
 export const IssueDetail = Schema.Struct({ path: Schema.String, message: Schema.String })
 export type IssueDetail = typeof IssueDetail.Type
 
+/** Whether the wire body carries `details`: never, always, or only when there are some. */
+export type WireDetails = "none" | "always" | "optional"
+
+/** What a caller sees of a domain error, as the transport reads it off the error. */
+export interface Wire<
+  Name extends string = string,
+  Code extends string = string,
+  Details extends WireDetails = WireDetails
+> {
+  /** The wire error's name: its class in the typed client and its schema in the OpenAPI document. */
+  readonly name: Name
+  readonly code: Code
+  readonly status: number
+  readonly description: string
+  readonly details: Details
+  /** What the `details` entries mean, for the OpenAPI document. */
+  readonly detailsDescription?: string | undefined
+  /** Headers every answer with this error carries (`Retry-After`, `WWW-Authenticate`). */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The wire body's `error` text and `details`, from the domain error's fields. */
+  readonly body: (error: never) => { readonly error: string; readonly details?: ReadonlyArray<IssueDetail> }
+}
+
+/** The key under which a domain error's prototype holds its `Wire`. */
+export const WireId: unique symbol = Symbol.for("@leadline/core/Errors/Wire")
+export type WireId = typeof WireId
+
+/** What an error declares: the status, code, description and message; `name` defaults to the tag. */
+export interface WireDeclaration<Fields, Name extends string, Code extends string, Details extends WireDetails> {
+  readonly name?: Name
+  readonly status: number
+  readonly code: Code
+  readonly description: string
+  /** The `error` text. It must not leak what the caller may not see (a provider's reply, say). */
+  readonly message: (error: Fields) => string
+  readonly details?: {
+    readonly of: (error: Fields) => ReadonlyArray<IssueDetail>
+    readonly description?: string
+    /** `optional` when the same wire error also leaves the transport without details. */
+    readonly presence?: Exclude<Details, "none">
+  }
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+/**
+ * A tagged, schema-backed error class that also says how it goes on the wire:
+ *
+ *     export class OutOfStock extends DomainError<OutOfStock>()("OutOfStock", { sku: Schema.String }, {
+ *       status: 409, code: "out_of_stock", description: "…", message: ({ sku }) => `${sku} is sold out`
+ *     }) {}
+ *
+ * The declaration is kept on the class's prototype under `WireId`, so any instance can be
+ * mapped without a table listing every error.
+ */
+export const DomainError =
+  <Self>() =>
+  <
+    const Tag extends string,
+    const Fields extends Schema.Struct.Fields,
+    const Code extends string,
+    const Name extends string = Tag,
+    const Details extends WireDetails = "none"
+  >(
+    tag: Tag,
+    fields: Fields,
+    declaration: WireDeclaration<Schema.Struct.Type<Fields>, Name, Code, Details>
+  ) => {
+    const details = declaration.details
+    const wire: Wire<Name, Code, Details> = {
+      name: (declaration.name ?? tag) as Name,
+      code: declaration.code,
+      status: declaration.status,
+      description: declaration.description,
+      details: (details === undefined ? "none" : (details.presence ?? "always")) as Details,
+      detailsDescription: details?.description,
+      headers: declaration.headers,
+      body: ((error: Schema.Struct.Type<Fields>) =>
+        details === undefined
+          ? { error: declaration.message(error) }
+          : { error: declaration.message(error), details: details.of(error) }) as Wire["body"]
+    }
+    const Base = Schema.TaggedError<Self, { readonly [WireId]: Wire<Name, Code, Details> }>()(tag, fields)
+    Object.defineProperty((Base as unknown as { readonly prototype: object }).prototype, WireId, {
+      value: wire,
+      enumerable: false
+    })
+    return Base
+  }
+
+/** Any domain error, the contract's shared ones below and each resource's own: whatever carries a `Wire`. */
+export interface DomainError {
+  readonly _tag: string
+  readonly [WireId]: Wire
+}
+
+/** Whether a failure is a domain error (by its declaration, not by tag: wire errors reuse some tags). */
+export const isDomainError = (u: unknown): u is DomainError => typeof u === "object" && u !== null && WireId in u
+
+/** The wire declaration of a domain error class, read without making an instance. */
+export const wireOf = <W extends Wire>(error: { readonly prototype: { readonly [WireId]: W } }): W =>
+  error.prototype[WireId]
+
+export class Unauthenticated extends DomainError<Unauthenticated>()(
+  "Unauthenticated",
+  { reason: Schema.Literals(["missing", "malformed", "unknown", "revoked"]) },
+  {
+    name: "Unauthorized",
+    status: 401,
+    code: "unauthorized",
+    description: "Missing, malformed, unknown or revoked credentials.",
+    // One text for every reason: telling them apart would help someone guessing keys.
+    message: () => "Invalid or missing API key",
+    headers: { "www-authenticate": "Bearer" }
+  }
+) {}
+
+/** The principal lacks a permission; `required` is the scope that would grant it, or "full access". */
+export class PermissionDenied extends DomainError<PermissionDenied>()(
+  "PermissionDenied",
+  { required: Schema.String },
+  {
+    name: "Forbidden",
+    status: 403,
+    code: "forbidden",
+    description: "The key lacks the scope the operation needs.",
+    message: ({ required }) => `Insufficient scope: requires ${required}`
+  }
+) {}
+
+export class NotFound extends DomainError<NotFound>()(
+  "NotFound",
+  { resource: Schema.String, id: Schema.String },
+  {
+    status: 404,
+    code: "not_found",
+    description: "No such route, or no such resource in the caller's account.",
+    message: ({ resource, id }) => `No ${resource} with id ${id}`
+  }
+) {}
+
+export class Conflict extends DomainError<Conflict>()(
+  "Conflict",
+  { message: Schema.String },
+  {
+    status: 409,
+    code: "conflict",
+    description: "The write clashes with existing state.",
+    message: ({ message }) => message
+  }
+) {}
+
 /** Input that passed the schema but breaks a rule that needs state (an unknown user id, say). */
-export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
-  message: Schema.String,
-  details: Schema.Array(IssueDetail)
-}) {}
+export class InvalidInput extends DomainError<InvalidInput>()(
+  "InvalidInput",
+  { message: Schema.String, details: Schema.Array(IssueDetail) },
+  {
+    name: "ValidationError",
+    status: 400,
+    code: "validation_error",
+    description: "The request is malformed: bad JSON, wrong types or values out of range.",
+    message: ({ message }) => message,
+    // A body the server could not read at all has no field to name.
+    details: { of: ({ details }) => details, presence: "optional" }
+  }
+) {}
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -72,93 +217,128 @@ export const decodeInput =
     Effect.mapError(Schema.decodeUnknownEffect(schema)(input), (error) => invalidInput(error, what))
 
 /** Free-form text to a lead who has not written in the last 24 hours (docs/contract-messaging.md §5.2). */
-export class WindowClosed extends Schema.TaggedError<WindowClosed>()("WindowClosed", {}) {}
+export class WindowClosed extends DomainError<WindowClosed>()(
+  "WindowClosed",
+  {},
+  {
+    status: 409,
+    code: "customer_service_window_closed",
+    description: "Free-form text to a lead who has not written in the last 24 hours: send a template.",
+    message: () => "The customer has not written in the last 24 hours; send a template"
+  }
+) {}
 
 /** The plan's monthly message limit would be passed (docs/contract-messaging.md §10). */
-export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReached", {
-  used: Schema.Number,
-  limit: Schema.Number,
-  plan: Schema.String
-}) {}
+export class LimitReached extends DomainError<LimitReached>()(
+  "LimitReached",
+  { used: Schema.Number, limit: Schema.Number, plan: Schema.String },
+  {
+    name: "MessageLimitReached",
+    status: 402,
+    code: "message_limit_reached",
+    description: "The plan's monthly message limit would be passed.",
+    message: ({ used, limit, plan }) => `Monthly message limit reached: ${used} of ${limit} on plan ${plan}`
+  }
+) {}
 
 /** A status move its machine does not allow (docs/contract-commerce-ai.md §3): `allowed` are the moves it does. */
-export class InvalidTransition extends Schema.TaggedError<InvalidTransition>()("InvalidTransition", {
-  field: Schema.String,
-  from: Schema.String,
-  to: Schema.String,
-  allowed: Schema.Array(Schema.String)
-}) {}
+export class InvalidTransition extends DomainError<InvalidTransition>()(
+  "InvalidTransition",
+  { field: Schema.String, from: Schema.String, to: Schema.String, allowed: Schema.Array(Schema.String) },
+  {
+    status: 409,
+    code: "invalid_transition",
+    description:
+      "The status change is not allowed from the current state (`Cannot change status from delivered to pending`).",
+    message: ({ field, from, to }) => `Cannot change ${field} from ${from} to ${to}`,
+    details: {
+      of: ({ field, allowed }) => allowed.map((state) => ({ path: field, message: state })),
+      description: "One entry per state the field may move to next (`message`); empty from a final state"
+    }
+  }
+) {}
 
 /** An order line asks more than a tracked product has; nothing was taken. */
-export class InsufficientStock extends Schema.TaggedError<InsufficientStock>()("InsufficientStock", {
-  sku: Schema.String,
-  available: Schema.Number,
-  requested: Schema.Number
-}) {}
+export class InsufficientStock extends DomainError<InsufficientStock>()(
+  "InsufficientStock",
+  { sku: Schema.String, available: Schema.Number, requested: Schema.Number },
+  {
+    status: 409,
+    code: "insufficient_stock",
+    description:
+      "A line asks more than a tracked product has left; the message names the SKU and what is left. Nothing was written.",
+    message: ({ sku, requested, available }) => `Insufficient stock for ${sku}: ${requested} asked, ${available} left`
+  }
+) {}
 
 /** `If-Match` names a version the resource no longer has (RFC 9110 §13.1.1); nothing changed. */
-export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
-  current: Schema.Number
-}) {}
+export class PreconditionFailed extends DomainError<PreconditionFailed>()(
+  "PreconditionFailed",
+  { current: Schema.Number },
+  {
+    status: 412,
+    code: "precondition_failed",
+    description: "`If-Match` does not match the current `ETag`; nothing changed.",
+    message: ({ current }) => `If-Match does not match the current version (ETag "${current}")`
+  }
+) {}
 
 /**
  * The language-model provider answered with an error or with output that cannot be used
  * (docs/contract-commerce-ai.md §1: 502 `ai_provider_error`). `message` is for the log, never the wire:
  * a provider's body may echo the prompt or the key.
  */
-export class AiProviderError extends Schema.TaggedError<AiProviderError>()("AiProviderError", {
-  message: Schema.String
-}) {}
+export class AiProviderError extends DomainError<AiProviderError>()(
+  "AiProviderError",
+  { message: Schema.String },
+  {
+    status: 502,
+    code: "ai_provider_error",
+    description:
+      "The configured model provider answered with an error or unusable output; the details are in the server's log.",
+    message: () => "The AI provider failed to answer"
+  }
+) {}
 
 /** The provider did not answer within the configured time (504 `ai_provider_timeout`). */
-export class AiProviderTimeout extends Schema.TaggedError<AiProviderTimeout>()("AiProviderTimeout", {
-  timeoutMs: Schema.Number
-}) {}
+export class AiProviderTimeout extends DomainError<AiProviderTimeout>()(
+  "AiProviderTimeout",
+  { timeoutMs: Schema.Number },
+  {
+    status: 504,
+    code: "ai_provider_timeout",
+    description: "The model provider did not answer within `LEADLINE_AI_TIMEOUT_MS`.",
+    message: ({ timeoutMs }) => `The AI provider did not answer within ${timeoutMs} ms`
+  }
+) {}
 
-export class IdempotencyInProgress extends Schema.TaggedError<IdempotencyInProgress>()("IdempotencyInProgress", {}) {}
+export class IdempotencyInProgress extends DomainError<IdempotencyInProgress>()(
+  "IdempotencyInProgress",
+  {},
+  {
+    status: 409,
+    code: "idempotency_in_progress",
+    description: "A request with the same Idempotency-Key is still executing; retry shortly.",
+    message: () => "A request with this Idempotency-Key is still in progress; retry shortly",
+    headers: { "retry-after": "1" }
+  }
+) {}
 
-export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", {}) {}
-
-const DOMAIN_ERRORS = [
-  Unauthenticated,
-  PermissionDenied,
-  NotFound,
-  Conflict,
-  InvalidInput,
-  IdempotencyInProgress,
-  IdempotencyKeyReused,
-  WindowClosed,
-  LimitReached,
-  InvalidTransition,
-  InsufficientStock,
-  PreconditionFailed,
-  AiProviderError,
-  AiProviderTimeout
-] as const
-
-/** Whether a failure is one of the domain errors above (by class, not by tag: wire errors reuse some tags). */
-export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
-
-export type DomainError =
-  | Unauthenticated
-  | PermissionDenied
-  | NotFound
-  | Conflict
-  | InvalidInput
-  | IdempotencyInProgress
-  | IdempotencyKeyReused
-  | WindowClosed
-  | LimitReached
-  | InvalidTransition
-  | InsufficientStock
-  | PreconditionFailed
-  | AiProviderError
-  | AiProviderTimeout
+export class IdempotencyKeyReused extends DomainError<IdempotencyKeyReused>()(
+  "IdempotencyKeyReused",
+  {},
+  {
+    status: 422,
+    code: "idempotency_key_reused",
+    description: "The Idempotency-Key was used for a different request.",
+    message: () => "This Idempotency-Key was already used with a different method, path or body"
+  }
+) {}
 
 /**
  * A store could not be reached (the database is down or the network to it is
  * cut). Adapters raise it as a defect; the transport answers 503 and the
- * caller may retry. Not a `DomainError`: nothing the caller did caused it.
+ * caller may retry. Not a domain error: nothing the caller did caused it.
  */
 export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
   message: Schema.String

@@ -1,9 +1,7 @@
 import { Cause, Effect, type Schema } from "effect"
 import { HttpServerResponse, HttpServerRespondable } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import type * as Errors from "@leadline/core/Errors"
-import { invalidInput, isDomainError, StoreUnavailable } from "@leadline/core/Errors"
-import type { DomainError } from "@leadline/core/Errors"
+import { type DomainError, invalidInput, isDomainError, StoreUnavailable, WireId } from "@leadline/core/Errors"
 import * as Wire from "./WireErrors.ts"
 
 /**
@@ -11,93 +9,19 @@ import * as Wire from "./WireErrors.ts"
  * failures, and whatever the HTTP stack raises on its own.
  */
 
-export const UNAUTHORIZED_MESSAGE = "Invalid or missing API key"
-
 /** The wire error each domain error becomes, so handlers keep precise error types. */
-export type WireOf<E> = E extends Errors.Unauthenticated
-  ? Wire.Unauthorized
-  : E extends Errors.PermissionDenied
-    ? Wire.Forbidden
-    : E extends Errors.NotFound
-      ? Wire.NotFound
-      : E extends Errors.Conflict
-        ? Wire.Conflict
-        : E extends Errors.InvalidInput
-          ? Wire.ValidationError
-          : E extends Errors.IdempotencyInProgress
-            ? Wire.IdempotencyInProgress
-            : E extends Errors.IdempotencyKeyReused
-              ? Wire.IdempotencyKeyReused
-              : E extends Errors.WindowClosed
-                ? Wire.WindowClosed
-                : E extends Errors.LimitReached
-                  ? Wire.MessageLimitReached
-                  : E extends Errors.InvalidTransition
-                    ? Wire.InvalidTransition
-                    : E extends Errors.InsufficientStock
-                      ? Wire.InsufficientStock
-                      : E extends Errors.PreconditionFailed
-                        ? Wire.PreconditionFailed
-                        : E extends Errors.AiProviderError
-                          ? Wire.AiProviderError
-                          : E extends Errors.AiProviderTimeout
-                            ? Wire.AiProviderTimeout
-                            : never
+export type WireOf<E> = Wire.WireOf<E>
 
-export const fromDomain = <E extends DomainError>(error: E): WireOf<E> => map(error) as WireOf<E>
+/** A domain error in wire form, as its own declaration says (core `Errors.ts`: `DomainError`). */
+export const fromDomain = <E extends DomainError>(error: E): WireOf<E> => {
+  const declared = error[WireId]
+  const WireClass = Wire.fromWire(declared) as unknown as new (body: object) => WireOf<E>
+  return new WireClass(declared.body(error as never))
+}
 
 /** Runs a domain effect with its errors in wire form: what every handler returns. */
 export const wire = <A, E extends DomainError, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireOf<E>, R> =>
   Effect.mapError(effect, fromDomain)
-
-const map = (error: DomainError): Wire.WireError => {
-  switch (error._tag) {
-    case "Unauthenticated":
-      return new Wire.Unauthorized({ error: UNAUTHORIZED_MESSAGE })
-    case "PermissionDenied":
-      return new Wire.Forbidden({ error: `Insufficient scope: requires ${error.required}` })
-    case "NotFound":
-      return new Wire.NotFound({ error: `No ${error.resource} with id ${error.id}` })
-    case "Conflict":
-      return new Wire.Conflict({ error: error.message })
-    case "InvalidInput":
-      return new Wire.ValidationError({ error: error.message, details: error.details })
-    case "IdempotencyInProgress":
-      return new Wire.IdempotencyInProgress({
-        error: "A request with this Idempotency-Key is still in progress; retry shortly"
-      })
-    case "IdempotencyKeyReused":
-      return new Wire.IdempotencyKeyReused({
-        error: "This Idempotency-Key was already used with a different method, path or body"
-      })
-    case "WindowClosed":
-      return new Wire.WindowClosed({
-        error: "The customer has not written in the last 24 hours; send a template"
-      })
-    case "LimitReached":
-      return new Wire.MessageLimitReached({
-        error: `Monthly message limit reached: ${error.used} of ${error.limit} on plan ${error.plan}`
-      })
-    case "InvalidTransition":
-      return new Wire.InvalidTransition({
-        error: `Cannot change ${error.field} from ${error.from} to ${error.to}`,
-        details: error.allowed.map((state) => ({ path: error.field, message: state }))
-      })
-    case "InsufficientStock":
-      return new Wire.InsufficientStock({
-        error: `Insufficient stock for ${error.sku}: ${error.requested} asked, ${error.available} left`
-      })
-    case "PreconditionFailed":
-      return new Wire.PreconditionFailed({
-        error: `If-Match does not match the current version (ETag "${error.current}")`
-      })
-    // The provider's own words stay in the log (they may echo the prompt): the caller gets a fixed text.
-    case "AiProviderError":
-      return new Wire.AiProviderError({ error: "The AI provider failed to answer" })
-    case "AiProviderTimeout":
-      return new Wire.AiProviderTimeout({ error: `The AI provider did not answer within ${error.timeoutMs} ms` })
-  }
-}
 
 const KIND_LABEL: Record<HttpApiError.HttpApiSchemaError["kind"], string> = {
   Params: "path",
@@ -165,13 +89,6 @@ export const fromCause = (cause: Cause.Cause<unknown>) => {
 
 export const toResponse = (error: Wire.WireError): HttpServerResponse.HttpServerResponse => {
   const response = HttpServerResponse.jsonUnsafe(Wire.bodyOf(error), { status: Wire.statusOf(error) })
-  switch (error._tag) {
-    case "Unauthorized":
-      return HttpServerResponse.setHeader(response, "www-authenticate", "Bearer")
-    case "IdempotencyInProgress":
-    case "ServiceUnavailable":
-      return HttpServerResponse.setHeader(response, "retry-after", "1")
-    default:
-      return response
-  }
+  const headers = Wire.headersOf(error)
+  return Object.keys(headers).length === 0 ? response : HttpServerResponse.setHeaders(response, headers)
 }

@@ -1,263 +1,187 @@
+import type { Cause } from "effect"
 import { Schema } from "effect"
+import * as Errors from "@leadline/core/Errors"
+import type { IssueDetail, Wire, WireDetails, WireId } from "@leadline/core/Errors"
 
 /**
  * The error bodies of docs/contract.md: `{"error": <message>, "code": <code>}`, plus
- * `details` on validation errors. The `_tag` getter lets Effect tell the classes
- * apart without putting a `_tag` on the wire.
+ * `details` on validation errors. Each class is made from a `Wire` declaration: a domain
+ * error's own (`of`) or, for what only the transport raises, one written here. The
+ * `_tag` getter lets Effect tell the classes apart without putting a `_tag` on the wire.
  */
 
-const Detail = Schema.Struct({ path: Schema.String, message: Schema.String })
+type DetailsOf<D extends WireDetails> = D extends "always"
+  ? { readonly details: ReadonlyArray<IssueDetail> }
+  : D extends "optional"
+    ? { readonly details?: ReadonlyArray<IssueDetail> | undefined }
+    : {}
 
-export class ValidationError extends Schema.Error<ValidationError>("ValidationError")(
-  {
-    error: Schema.String,
-    code: Schema.tag("validation_error"),
-    details: Schema.optional(Schema.Array(Detail))
-  },
-  { httpApiStatus: 400, description: "The request is malformed: bad JSON, wrong types or values out of range." }
-) {
-  get _tag() {
-    return "ValidationError" as const
+/** A wire error as handlers fail with it. */
+export type WireErrorOf<Name extends string, Code extends string, D extends WireDetails> = Cause.YieldableError & {
+  readonly _tag: Name
+  readonly error: string
+  readonly code: Code
+} & DetailsOf<D>
+
+type DetailsFields<D extends WireDetails> = D extends "always"
+  ? { readonly details: Schema.$Array<typeof Errors.IssueDetail> }
+  : D extends "optional"
+    ? { readonly details: Schema.optional<Schema.$Array<typeof Errors.IssueDetail>> }
+    : {}
+
+type BodyFields<Code extends string, D extends WireDetails> = {
+  readonly error: Schema.String
+  readonly code: Schema.tag<Code>
+} & DetailsFields<D>
+
+/** The class of one wire error: a schema for the endpoints and the client, and a constructor. */
+export type WireClass<Name extends string, Code extends string, D extends WireDetails> = Schema.Class<
+  WireErrorOf<Name, Code, D>,
+  Schema.Struct<BodyFields<Code, D>>,
+  Cause.YieldableError & { readonly _tag: Name }
+>
+
+/** The wire class a `Wire` declaration describes. */
+export type ClassOf<W> = W extends Wire<infer N, infer C, infer D> ? WireClass<N, C, D> : never
+
+/** The wire error a domain error becomes, so handlers keep precise error types. */
+export type WireOf<E> = E extends { readonly [K in WireId]: Wire<infer N, infer C, infer D> }
+  ? WireErrorOf<N, C, D>
+  : never
+
+const WireErrorId = Symbol.for("@leadline/http-adapter/WireErrors/WireError")
+
+const classes = new Map<Wire, unknown>()
+
+/** The wire class of a declaration, made once. */
+export const fromWire = <W extends Wire>(wire: W): ClassOf<W> => {
+  const known = classes.get(wire)
+  if (known !== undefined) return known as ClassOf<W>
+  const details = Schema.Array(Errors.IssueDetail)
+  const detailsField =
+    wire.details === "none"
+      ? {}
+      : {
+          details:
+            wire.details === "always"
+              ? wire.detailsDescription === undefined
+                ? details
+                : details.annotate({ description: wire.detailsDescription })
+              : Schema.optional(details)
+        }
+  const name = wire.name
+  const made = class extends Schema.Error<unknown>(name)(
+    { error: Schema.String, code: Schema.tag(wire.code), ...detailsField },
+    { httpApiStatus: wire.status, description: wire.description }
+  ) {
+    get _tag() {
+      return name
+    }
   }
+  Object.defineProperty(made.prototype, WireErrorId, { value: wire, enumerable: false })
+  classes.set(wire, made)
+  return made as unknown as ClassOf<W>
 }
 
-export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(
-  { error: Schema.String, code: Schema.tag("unauthorized") },
-  { httpApiStatus: 401, description: "Missing, malformed, unknown or revoked credentials." }
-) {
-  get _tag() {
-    return "Unauthorized" as const
-  }
-}
+/** The wire class of a domain error class. */
+export const of = <W extends Wire>(error: { readonly prototype: { readonly [K in WireId]: W } }): ClassOf<W> =>
+  fromWire(Errors.wireOf(error))
 
-export class Forbidden extends Schema.Error<Forbidden>("Forbidden")(
-  { error: Schema.String, code: Schema.tag("forbidden") },
-  { httpApiStatus: 403, description: "The key lacks the scope the operation needs." }
-) {
-  get _tag() {
-    return "Forbidden" as const
-  }
-}
+export const ValidationError = of(Errors.InvalidInput)
+export type ValidationError = InstanceType<typeof ValidationError>
+export const Unauthorized = of(Errors.Unauthenticated)
+export type Unauthorized = InstanceType<typeof Unauthorized>
+export const Forbidden = of(Errors.PermissionDenied)
+export type Forbidden = InstanceType<typeof Forbidden>
+export const NotFound = of(Errors.NotFound)
+export type NotFound = InstanceType<typeof NotFound>
+export const Conflict = of(Errors.Conflict)
+export type Conflict = InstanceType<typeof Conflict>
+export const IdempotencyInProgress = of(Errors.IdempotencyInProgress)
+export type IdempotencyInProgress = InstanceType<typeof IdempotencyInProgress>
+export const IdempotencyKeyReused = of(Errors.IdempotencyKeyReused)
+export type IdempotencyKeyReused = InstanceType<typeof IdempotencyKeyReused>
+export const WindowClosed = of(Errors.WindowClosed)
+export type WindowClosed = InstanceType<typeof WindowClosed>
+export const MessageLimitReached = of(Errors.LimitReached)
+export type MessageLimitReached = InstanceType<typeof MessageLimitReached>
+export const InvalidTransition = of(Errors.InvalidTransition)
+export type InvalidTransition = InstanceType<typeof InvalidTransition>
+export const InsufficientStock = of(Errors.InsufficientStock)
+export type InsufficientStock = InstanceType<typeof InsufficientStock>
+export const PreconditionFailed = of(Errors.PreconditionFailed)
+export type PreconditionFailed = InstanceType<typeof PreconditionFailed>
+export const AiProviderError = of(Errors.AiProviderError)
+export type AiProviderError = InstanceType<typeof AiProviderError>
+export const AiProviderTimeout = of(Errors.AiProviderTimeout)
+export type AiProviderTimeout = InstanceType<typeof AiProviderTimeout>
 
-export class NotFound extends Schema.Error<NotFound>("NotFound")(
-  { error: Schema.String, code: Schema.tag("not_found") },
-  { httpApiStatus: 404, description: "No such route, or no such resource in the caller's account." }
-) {
-  get _tag() {
-    return "NotFound" as const
-  }
-}
+/** A failure only the transport raises, declared here as a domain error would declare it. */
+const transport = <const Name extends string, const Code extends string>(
+  name: Name,
+  code: Code,
+  status: number,
+  description: string,
+  headers?: Readonly<Record<string, string>>
+) =>
+  fromWire<Wire<Name, Code, "none">>({
+    name,
+    code,
+    status,
+    description,
+    details: "none",
+    headers,
+    body: () => ({ error: description })
+  })
 
-export class Conflict extends Schema.Error<Conflict>("Conflict")(
-  { error: Schema.String, code: Schema.tag("conflict") },
-  { httpApiStatus: 409, description: "The write clashes with existing state." }
-) {
-  get _tag() {
-    return "Conflict" as const
-  }
-}
+export const PayloadTooLarge = transport(
+  "PayloadTooLarge",
+  "payload_too_large",
+  413,
+  "The body is over the size limit."
+)
+export type PayloadTooLarge = InstanceType<typeof PayloadTooLarge>
+export const UnsupportedMediaType = transport(
+  "UnsupportedMediaType",
+  "unsupported_media_type",
+  415,
+  "The body is not application/json."
+)
+export type UnsupportedMediaType = InstanceType<typeof UnsupportedMediaType>
+export const RateLimited = transport("RateLimited", "rate_limited", 429, "Too many requests for this key.")
+export type RateLimited = InstanceType<typeof RateLimited>
+export const InternalError = transport(
+  "InternalError",
+  "internal_error",
+  500,
+  "Something unexpected failed; the log has details under the request id."
+)
+export type InternalError = InstanceType<typeof InternalError>
+export const ServiceUnavailable = transport(
+  "ServiceUnavailable",
+  "service_unavailable",
+  503,
+  "The database is unreachable, or the request took longer than its time limit; retry after Retry-After.",
+  { "retry-after": "1" }
+)
+export type ServiceUnavailable = InstanceType<typeof ServiceUnavailable>
 
-export class IdempotencyInProgress extends Schema.Error<IdempotencyInProgress>("IdempotencyInProgress")(
-  { error: Schema.String, code: Schema.tag("idempotency_in_progress") },
-  { httpApiStatus: 409, description: "A request with the same Idempotency-Key is still executing; retry shortly." }
-) {
-  get _tag() {
-    return "IdempotencyInProgress" as const
-  }
-}
+/** Any wire error, of the classes above or of a resource's own domain error. */
+export type WireError = WireErrorOf<string, string, WireDetails>
 
-export class WindowClosed extends Schema.Error<WindowClosed>("WindowClosed")(
-  { error: Schema.String, code: Schema.tag("customer_service_window_closed") },
-  {
-    httpApiStatus: 409,
-    description: "Free-form text to a lead who has not written in the last 24 hours: send a template."
-  }
-) {
-  get _tag() {
-    return "WindowClosed" as const
-  }
-}
+const wireOfInstance = (error: WireError): Wire => (error as unknown as Record<symbol, Wire>)[WireErrorId] as Wire
 
-export class MessageLimitReached extends Schema.Error<MessageLimitReached>("MessageLimitReached")(
-  { error: Schema.String, code: Schema.tag("message_limit_reached") },
-  { httpApiStatus: 402, description: "The plan's monthly message limit would be passed." }
-) {
-  get _tag() {
-    return "MessageLimitReached" as const
-  }
-}
+export const isWireError = (u: unknown): u is WireError => typeof u === "object" && u !== null && WireErrorId in u
 
-export class InvalidTransition extends Schema.Error<InvalidTransition>("InvalidTransition")(
-  {
-    error: Schema.String,
-    code: Schema.tag("invalid_transition"),
-    details: Schema.Array(Detail).annotate({
-      description: "One entry per state the field may move to next (`message`); empty from a final state"
-    })
-  },
-  {
-    httpApiStatus: 409,
-    description:
-      "The status change is not allowed from the current state (`Cannot change status from delivered to pending`)."
-  }
-) {
-  get _tag() {
-    return "InvalidTransition" as const
-  }
-}
+export const statusOf = (error: WireError): number => wireOfInstance(error).status
 
-export class InsufficientStock extends Schema.Error<InsufficientStock>("InsufficientStock")(
-  { error: Schema.String, code: Schema.tag("insufficient_stock") },
-  {
-    httpApiStatus: 409,
-    description:
-      "A line asks more than a tracked product has left; the message names the SKU and what is left. Nothing was written."
-  }
-) {
-  get _tag() {
-    return "InsufficientStock" as const
-  }
-}
-
-export class PreconditionFailed extends Schema.Error<PreconditionFailed>("PreconditionFailed")(
-  { error: Schema.String, code: Schema.tag("precondition_failed") },
-  { httpApiStatus: 412, description: "`If-Match` does not match the current `ETag`; nothing changed." }
-) {
-  get _tag() {
-    return "PreconditionFailed" as const
-  }
-}
-
-export class AiProviderError extends Schema.Error<AiProviderError>("AiProviderError")(
-  { error: Schema.String, code: Schema.tag("ai_provider_error") },
-  {
-    httpApiStatus: 502,
-    description:
-      "The configured model provider answered with an error or unusable output; the details are in the server's log."
-  }
-) {
-  get _tag() {
-    return "AiProviderError" as const
-  }
-}
-
-export class AiProviderTimeout extends Schema.Error<AiProviderTimeout>("AiProviderTimeout")(
-  { error: Schema.String, code: Schema.tag("ai_provider_timeout") },
-  { httpApiStatus: 504, description: "The model provider did not answer within `LEADLINE_AI_TIMEOUT_MS`." }
-) {
-  get _tag() {
-    return "AiProviderTimeout" as const
-  }
-}
-
-export class PayloadTooLarge extends Schema.Error<PayloadTooLarge>("PayloadTooLarge")(
-  { error: Schema.String, code: Schema.tag("payload_too_large") },
-  { httpApiStatus: 413, description: "The body is over the size limit." }
-) {
-  get _tag() {
-    return "PayloadTooLarge" as const
-  }
-}
-
-export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
-  { error: Schema.String, code: Schema.tag("unsupported_media_type") },
-  { httpApiStatus: 415, description: "The body is not application/json." }
-) {
-  get _tag() {
-    return "UnsupportedMediaType" as const
-  }
-}
-
-export class IdempotencyKeyReused extends Schema.Error<IdempotencyKeyReused>("IdempotencyKeyReused")(
-  { error: Schema.String, code: Schema.tag("idempotency_key_reused") },
-  { httpApiStatus: 422, description: "The Idempotency-Key was used for a different request." }
-) {
-  get _tag() {
-    return "IdempotencyKeyReused" as const
-  }
-}
-
-export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
-  { error: Schema.String, code: Schema.tag("rate_limited") },
-  { httpApiStatus: 429, description: "Too many requests for this key." }
-) {
-  get _tag() {
-    return "RateLimited" as const
-  }
-}
-
-export class InternalError extends Schema.Error<InternalError>("InternalError")(
-  { error: Schema.String, code: Schema.tag("internal_error") },
-  { httpApiStatus: 500, description: "Something unexpected failed; the log has details under the request id." }
-) {
-  get _tag() {
-    return "InternalError" as const
-  }
-}
-
-export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
-  { error: Schema.String, code: Schema.tag("service_unavailable") },
-  {
-    httpApiStatus: 503,
-    description: "The database is unreachable, or the request took longer than its time limit; retry after Retry-After."
-  }
-) {
-  get _tag() {
-    return "ServiceUnavailable" as const
-  }
-}
-
-export type WireError =
-  | ValidationError
-  | Unauthorized
-  | Forbidden
-  | NotFound
-  | Conflict
-  | IdempotencyInProgress
-  | WindowClosed
-  | MessageLimitReached
-  | InvalidTransition
-  | InsufficientStock
-  | PreconditionFailed
-  | AiProviderError
-  | AiProviderTimeout
-  | PayloadTooLarge
-  | UnsupportedMediaType
-  | IdempotencyKeyReused
-  | RateLimited
-  | InternalError
-  | ServiceUnavailable
-
-const STATUS: Record<WireError["_tag"], number> = {
-  ValidationError: 400,
-  Unauthorized: 401,
-  Forbidden: 403,
-  NotFound: 404,
-  Conflict: 409,
-  IdempotencyInProgress: 409,
-  WindowClosed: 409,
-  MessageLimitReached: 402,
-  InvalidTransition: 409,
-  InsufficientStock: 409,
-  PreconditionFailed: 412,
-  AiProviderError: 502,
-  AiProviderTimeout: 504,
-  PayloadTooLarge: 413,
-  UnsupportedMediaType: 415,
-  IdempotencyKeyReused: 422,
-  RateLimited: 429,
-  InternalError: 500,
-  ServiceUnavailable: 503
-}
-
-export const statusOf = (error: WireError): number => STATUS[error._tag]
-
-const TAGS = new Set(Object.keys(STATUS))
-export const isWireError = (u: unknown): u is WireError =>
-  typeof u === "object" && u !== null && "_tag" in u && TAGS.has((u as { _tag: string })._tag) && "code" in u
+/** The headers every answer with this error carries. */
+export const headersOf = (error: WireError): Readonly<Record<string, string>> => wireOfInstance(error).headers ?? {}
 
 /** The JSON body as it goes on the wire. */
-export const bodyOf = (error: WireError): Record<string, unknown> =>
-  (error._tag === "ValidationError" || error._tag === "InvalidTransition") && error.details !== undefined
-    ? { error: error.error, code: error.code, details: error.details }
-    : { error: error.error, code: error.code }
+export const bodyOf = (error: WireError): Record<string, unknown> => {
+  const details = (error as { readonly details?: ReadonlyArray<IssueDetail> }).details
+  return details === undefined
+    ? { error: error.error, code: error.code }
+    : { error: error.error, code: error.code, details }
+}

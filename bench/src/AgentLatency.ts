@@ -9,8 +9,8 @@
  */
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import * as Checkout from "./Checkout.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -66,7 +66,7 @@ const measure = async (label: string, checkout: string | undefined) => {
       knowledge_source_ids: [source.id]
     })
     for (let i = 0; i < MESSAGES; i++) {
-      const body = MetaWebhook.inboundTextPayload({
+      const body = MetaPayloads.inboundTextPayload({
         phoneNumberId: NUMBER,
         displayPhoneNumber: "16505551111",
         from: `5511987${String(100000 + i)}`,

@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { join } from "node:path"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
@@ -41,7 +41,7 @@ const decoder = new TextDecoder()
 const batch = (size: number): string => {
   const timestamp = new Date()
   return decoder.decode(
-    MetaWebhook.inboundTextsPayload(
+    MetaPayloads.inboundTextsPayload(
       NUMBER,
       "16505551111",
       Array.from({ length: size }, () => {

@@ -87,6 +87,29 @@ export const fromCause = (cause: Cause.Cause<unknown>) => {
   return fromUnknown(defect._tag === "Success" ? defect.success : undefined)
 }
 
+/**
+ * The answer to a request another transport's route refuses before the API sees it (the
+ * WhatsApp webhook's signature, handshake token and body limit), in the API's error format.
+ */
+export const rejection = (refused: {
+  readonly status: 401 | 403 | 413
+  readonly message: string
+}): HttpServerResponse.HttpServerResponse => {
+  switch (refused.status) {
+    case 401:
+      return toResponse(new Wire.Unauthorized({ error: refused.message }))
+    case 403:
+      return toResponse(new Wire.Forbidden({ error: refused.message }))
+    case 413:
+      // Closing the connection spares reading a body we will not use.
+      return HttpServerResponse.setHeader(
+        toResponse(new Wire.PayloadTooLarge({ error: refused.message })),
+        "connection",
+        "close"
+      )
+  }
+}
+
 export const toResponse = (error: Wire.WireError): HttpServerResponse.HttpServerResponse => {
   const response = HttpServerResponse.jsonUnsafe(Wire.bodyOf(error), { status: Wire.statusOf(error) })
   const headers = Wire.headersOf(error)

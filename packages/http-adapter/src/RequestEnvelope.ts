@@ -1,9 +1,9 @@
 import { ByteSize, Cause, Context, Effect, Exit, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
-import { fromCause, toResponse } from "./ErrorMapping.ts"
+import { fromCause, rejection, toResponse } from "./ErrorMapping.ts"
 import * as HttpMetrics from "./observability/HttpMetrics.ts"
-import { NotFound, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
+import { NotFound, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -16,12 +16,7 @@ const isJson = (contentType: string | undefined) => {
 }
 
 export const tooLarge = (maxBytes: number) =>
-  // Closing the connection spares reading a body we will not use.
-  HttpServerResponse.setHeader(
-    toResponse(new PayloadTooLarge({ error: `The request body is over the limit of ${maxBytes} bytes` })),
-    "connection",
-    "close"
-  )
+  rejection({ status: 413, message: `The request body is over the limit of ${maxBytes} bytes` })
 
 const notJson = toResponse(new UnsupportedMediaType({ error: "The request body must be application/json" }))
 

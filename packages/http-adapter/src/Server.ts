@@ -21,7 +21,6 @@ import * as AiHandlers from "./ai/AiHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
-import * as WhatsAppWebhook from "./whatsapp/WhatsAppWebhook.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
 import * as HttpMetrics from "./observability/HttpMetrics.ts"
 import * as MetricsRoute from "./observability/MetricsRoute.ts"
@@ -105,8 +104,13 @@ export const documentRoutes = (options: Pick<Options, "publicUrl"> = {}) =>
  * envelope, and the health checks. Needs the core services, the admin token and
  * a `Readiness` (and, for per-key limits, `RateLimit.Settings` with a
  * `RateLimiter`); serve it with `HttpRouter.serve` on any HTTP server.
+ * `beside` are routes of other transports served in the same envelope and metrics
+ * (the server mounts WhatsApp's webhook there, from `@leadline/whatsapp-adapter`).
  */
-export const routes = (options: Options = {}) =>
+export const routes = <E = never, R = never>(
+  options: Options = {},
+  beside: Layer.Layer<never, E, R> = Layer.empty as Layer.Layer<never, E, R>
+) =>
   Layer.mergeAll(
     apiRoutes.pipe(
       Layer.provide(
@@ -118,8 +122,8 @@ export const routes = (options: Options = {}) =>
     ),
     documentRoutes(options),
     Health.routes,
-    WhatsAppWebhook.routes,
-    MetricsRoute.routes
+    MetricsRoute.routes,
+    beside
   ).pipe(
     // Every route names its pattern for the HTTP metrics; the envelope around them records them.
     Layer.provide(HttpMetrics.label),

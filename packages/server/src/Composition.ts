@@ -11,14 +11,18 @@ import * as MessageSender from "@leadline/core/messages/Sender"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
-import { MetaApp } from "@leadline/core/whatsapp/Inbound"
 import type { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
+import { rejection } from "@leadline/http-adapter/ErrorMapping"
 import type { Readiness } from "@leadline/http-adapter/Health"
 import * as Server from "@leadline/http-adapter/Server"
+import { DEFAULT_MAX_BODY_BYTES } from "@leadline/http-adapter/RequestEnvelope"
 import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 import { Sender } from "@leadline/webhook-worker/Sender"
 import * as WebhookWorker from "@leadline/webhook-worker/Worker"
+import { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
+import { WebhookReceiver } from "@leadline/whatsapp-adapter/webhook/WebhookReceiver"
+import * as WebhookRoute from "@leadline/whatsapp-adapter/webhook/WebhookRoute"
 import * as Dashboard from "./Dashboard.ts"
 
 /**
@@ -84,7 +88,14 @@ export interface ApiOptions extends LoopOptions {
  */
 export const api = (options: ApiOptions) =>
   Layer.mergeAll(
-    Server.routes(options.routes),
+    Server.routes(
+      options.routes,
+      // Meta's webhook, beside the API: its signature, JSON and raw body are whatsapp-adapter's.
+      WebhookRoute.routes({
+        maxBodyBytes: options.routes.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        reject: rejection
+      })
+    ),
     options.dashboardDir === undefined ? Layer.empty : Dashboard.routes(options.dashboardDir),
     IdempotencyPurge.layer(),
     loops(options)
@@ -93,7 +104,7 @@ export const api = (options: ApiOptions) =>
 /**
  * A store wiring (in memory, or `SqlApp` on a database) with what its services need from the
  * process: knowledge pages fetched with the webhook sender's guard and its private-URL setting,
- * and the Meta app the WhatsApp webhook is verified with.
+ * and WhatsApp's webhook receiver with the Meta app it verifies signatures with.
  */
 export const app = <A, E, R>(
   stores: Layer.Layer<A, E, R>,
@@ -103,12 +114,14 @@ export const app = <A, E, R>(
     Layer.provide(PageFetcher.layer({ allowPrivate: options.network.allowPrivate })),
     Layer.provide(resolverLayer(options.network)),
     Layer.provideMerge(Layer.succeed(OutboundSettings, { allowPrivateUrls: options.network.allowPrivate })),
-    options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp))
+    options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp)),
+    (layer) => Layer.provideMerge(WebhookReceiver.layer, layer)
   )
 
 /**
  * What a store wiring gives a server: the services, the webhook and outbound queues, the
- * idempotency store (its purge) and the agents' jobs (the responder's wake-ups).
+ * idempotency store (its purge) and the agents' jobs (the responder's wake-ups); `app` adds
+ * WhatsApp's webhook receiver over them.
  */
 export type Stores = Services.Services | DeliveryQueue | OutboundQueue | IdempotencyStore | AgentJobsRepo
 

@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import type { MetaApp } from "@leadline/core/whatsapp/Inbound"
+import type { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Ai from "./Ai.ts"
 import * as Composition from "./Composition.ts"

@@ -4,7 +4,8 @@ import { HttpRouter, HttpServer } from "effect/http"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type * as MessageSender from "@leadline/core/messages/Sender"
 import type * as Services from "@leadline/core/Services"
-import { MetaApp } from "@leadline/core/whatsapp/Inbound"
+import { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
+import type { WebhookReceiver } from "@leadline/whatsapp-adapter/webhook/WebhookReceiver"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { Readiness } from "@leadline/http-adapter/Health"
 import { createServer } from "@leadline/http-adapter/NodeServer"
@@ -58,7 +59,7 @@ export interface StartOptions {
         /** Run the message sender in the server (the default), or not. */
         readonly sender?: boolean | undefined
         /** What the sender sends through: the simulator (statuses at once) unless given. */
-        readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services> | undefined
+        readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services | WebhookReceiver> | undefined
         readonly senderOptions?: MessageSender.Options | undefined
         /** How often snoozed conversations are reopened when due (30 s). */
         readonly snoozeCheckMillis?: number | undefined
@@ -86,7 +87,7 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   const adminToken = `lla_test_${crypto.randomUUID()}`
   const clock = AdjustableClock.make()
   const allowPrivate = options.webhooks?.allowPrivateUrls ?? false
-  // The process's own Meta app (core's default), which every wiring built here uses, prebuilt ones too.
+  // The process's own Meta app (whatsapp-adapter's default), which every wiring built here uses, prebuilt ones too.
   const metaApp = Effect.runSync(Effect.service(MetaApp))
   const whatsappAppSecret = Redacted.value(metaApp.appSecret)
   const whatsappVerifyToken = Redacted.value(metaApp.verifyToken)

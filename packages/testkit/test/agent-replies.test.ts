@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { createAgent } from "../src/agents/AgentsResource.ts"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { nextWaId, postWebhook } from "../src/conversations/ConversationsResource.ts"
@@ -36,7 +36,7 @@ for (const [name, wiring] of Wirings.wirings) {
 
     /** A customer's text, as Meta would post it: the same bytes each time it is called with the same wamid. */
     const inbound = (from: string, text: string, wamid = `wamid.${crypto.randomUUID()}`) =>
-      MetaWebhook.inboundTextPayload({
+      MetaPayloads.inboundTextPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from,

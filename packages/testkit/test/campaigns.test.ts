@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CampaignQueueBatch } from "@leadline/core/campaigns/Campaigns"
 import { CampaignsRepo } from "@leadline/core/campaigns/CampaignsRepo"
 import * as Services from "@leadline/core/Services"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import * as MemoryStores from "@leadline/memory-adapter/MemoryStores"
 import * as Database from "@leadline/sql-adapter/Database"
 import * as SqlStores from "@leadline/sql-adapter/SqlStores"
@@ -181,7 +181,7 @@ for (const [name, wiring] of wirings) {
       const recipients = await listAll(server, key(), `/api/v1/campaigns/${campaign.id}/recipients`, "recipients")
       const ids = recipients.map((r) => r.message_id as string)
       const status = (messageId: string, value: "sent" | "delivered" | "read" | "failed", second: number) =>
-        MetaWebhook.statusPayload({
+        MetaPayloads.statusPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "15550000000",
           externalId: `wamid.CMP${messageId}`,

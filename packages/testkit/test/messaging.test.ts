@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import * as MockGraph from "../src/whatsapp/MockGraph.ts"
@@ -162,7 +162,7 @@ for (const [name, wiring] of Wirings.wirings) {
           json: TEMPLATE_SEND
         })
         // WhatsApp's "sent", carrying our id as biz_opaque_callback_data, before any send answered.
-        const early = MetaWebhook.statusPayload({
+        const early = MetaPayloads.statusPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "15550000000",
           externalId: `wamid.EARLY${Date.now()}`,
@@ -189,7 +189,7 @@ for (const [name, wiring] of Wirings.wirings) {
       value: "sent" | "delivered" | "read" | "failed",
       at: string
     ) =>
-      MetaWebhook.statusPayload({
+      MetaPayloads.statusPayload({
         phoneNumberId,
         displayPhoneNumber: "15550000000",
         externalId: `wamid.OOO${messageId}`,
@@ -247,7 +247,7 @@ for (const [name, wiring] of Wirings.wirings) {
       })
       endpoint.setSecret(registered.body.secret)
       const payload = (text: string) =>
-        MetaWebhook.inboundTextPayload({
+        MetaPayloads.inboundTextPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "16505551111",
           from: "14155550177",
@@ -288,7 +288,7 @@ for (const [name, wiring] of Wirings.wirings) {
         timestamp: new Date(at + second * 1000)
       })
       const repeated = `wamid.${crypto.randomUUID()}`
-      const raw = MetaWebhook.inboundTextsPayload(channel.phone_number_id, "16505551111", [
+      const raw = MetaPayloads.inboundTextsPayload(channel.phone_number_id, "16505551111", [
         item(newcomer, `wamid.${crypto.randomUUID()}`, "first of the newcomer", 1),
         item(known, repeated, "from a known customer", 2),
         item(newcomer, `wamid.${crypto.randomUUID()}`, "second of the newcomer", 3),
@@ -344,7 +344,7 @@ for (const [name, wiring] of Wirings.wirings) {
         callbackData: messageId,
         timestamp: new Date(a.created_at)
       })
-      const raw = MetaWebhook.statusesPayload(channel.phone_number_id, "15550000000", [
+      const raw = MetaPayloads.statusesPayload(channel.phone_number_id, "15550000000", [
         entry(a.id, "sent"),
         entry(b.id, "delivered"),
         { ...entry("msg_not_ours", "read"), callbackData: null },

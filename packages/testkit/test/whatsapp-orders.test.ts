@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { createProduct, nextSku, readProduct } from "../src/catalogue/CatalogueResource.ts"
 import { makeConversation, postWebhook } from "../src/conversations/ConversationsResource.ts"
 import { call } from "../src/Http.ts"
@@ -29,7 +29,7 @@ for (const [name, wiring] of Wirings.wirings) {
       })
       endpoint.setSecret(registered.body.secret)
       const wamid = `wamid.${crypto.randomUUID()}`
-      const raw = MetaWebhook.inboundOrderPayload({
+      const raw = MetaPayloads.inboundOrderPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from,
@@ -92,7 +92,7 @@ for (const [name, wiring] of Wirings.wirings) {
       const wamid = `wamid.${crypto.randomUUID()}`
       const reply = await postWebhook(
         stage.server,
-        MetaWebhook.inboundOrderPayload({
+        MetaPayloads.inboundOrderPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "16505551111",
           from,

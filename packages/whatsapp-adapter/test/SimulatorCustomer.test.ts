@@ -1,6 +1,6 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaSignature from "../src/meta/MetaSignature.ts"
+import * as MetaWebhook from "../src/meta/MetaWebhook.ts"
 import { ConfigProvider, Effect, Exit } from "effect"
 import { TestClock } from "effect/testing"
 import * as SimulatorTransport from "../src/simulator/SimulatorTransport.ts"

@@ -5,14 +5,16 @@ import {
   type OutboundRequest,
   type SendFailure
 } from "@leadline/core/messages/MessageTransport"
-import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import type { DeliveryStatus, StatusUpdate } from "@leadline/core/whatsapp/InboundBatch"
 import { Effect, Layer, Logger, Queue, Redacted } from "effect"
 import { TestClock } from "effect/testing"
+import * as MetaSignature from "../src/meta/MetaSignature.ts"
+import * as MetaWebhook from "../src/meta/MetaWebhook.ts"
 import * as SimulatorTransport from "../src/simulator/SimulatorTransport.ts"
+import { MetaApp } from "../src/webhook/MetaApp.ts"
+import { type Reception, WebhookReceiver } from "../src/webhook/WebhookReceiver.ts"
 
-/** What both simulator test files share: a simulator over a recording inbound, and its helpers. */
+/** What both simulator test files share: a simulator over a recording receiver, and its helpers. */
 export const SECRET = "simulator-test-secret"
 const app = { appSecret: Redacted.make(SECRET), verifyToken: Redacted.make("verify") }
 export const PHONE_NUMBER_ID = "106540352242922"
@@ -31,9 +33,9 @@ interface Harness {
   readonly logs: Array<{ readonly level: string; readonly message: string }>
 }
 
-type Answer = (delivery: Delivery, call: number) => Effect.Effect<Receipt>
+type Answer = (delivery: Delivery, call: number) => Effect.Effect<Reception>
 
-/** Like core's `Inbound`: verifies the signature with `MetaApp`'s secret, then parses the same bytes. */
+/** Like `WebhookReceiver`: verifies the signature with `MetaApp`'s secret, then parses the same bytes. */
 export const honest: Answer = (delivery) =>
   Effect.succeed(
     delivery.verified
@@ -56,9 +58,9 @@ export const withSimulator = <A, E>(
     const logs: Array<{ level: string; message: string }> = []
     const answer = options.answer ?? honest
     const verifyWith = options.secret ?? SECRET
-    const inbound = Layer.succeed(
-      Inbound,
-      Inbound.of({
+    const receiver = Layer.succeed(
+      WebhookReceiver,
+      WebhookReceiver.of({
         handshake: () => Effect.succeed(undefined),
         receive: (raw, signature) =>
           Effect.gen(function* () {
@@ -85,7 +87,7 @@ export const withSimulator = <A, E>(
     return yield* f({ queue, seen, logs }).pipe(
       Effect.provide(
         SimulatorTransport.layer(options.delaysMs === undefined ? {} : { delaysMs: options.delaysMs }).pipe(
-          Layer.provide(inbound)
+          Layer.provide(receiver)
         )
       ),
       Effect.provide(logger),
@@ -107,7 +109,7 @@ export const request = (
 export const send = (req: OutboundRequest) => MessageTransport.use((transport) => transport.send(req))
 
 /** The one status a simulated webhook carries, after checking its envelope. */
-export const statusOf = (delivery: Delivery): MetaWebhook.StatusUpdate => {
+export const statusOf = (delivery: Delivery): StatusUpdate => {
   assert.isTrue(delivery.verified, "signed with MetaApp's secret")
   assert.strictEqual(delivery.parsed._tag, "Changes")
   if (delivery.parsed._tag !== "Changes") throw new Error("unreachable")
@@ -125,7 +127,7 @@ export const wamid = (messageId: string) => `wamid.SIM${Buffer.from(messageId, "
 
 export const expectStatus = (
   delivery: Delivery,
-  expected: { status: MetaWebhook.DeliveryStatus; messageId: string; to: string; at: number }
+  expected: { status: DeliveryStatus; messageId: string; to: string; at: number }
 ) => {
   const status = statusOf(delivery)
   assert.deepStrictEqual(status, {

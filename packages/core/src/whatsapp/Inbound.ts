@@ -1,5 +1,5 @@
 import * as OpsMetrics from "../observability/OpsMetrics.ts"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
@@ -7,7 +7,6 @@ import { type Conversation, fresh } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emit, emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
-import * as Random from "../internal/random.ts"
 import * as NewLead from "../leads/Lead.ts"
 import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
@@ -18,43 +17,24 @@ import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessageStatuses, type Update } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import { Transactor } from "../Transactor.ts"
-import * as MetaSignature from "./MetaSignature.ts"
-import * as MetaWebhook from "./MetaWebhook.ts"
+import type { Change, InboundMessage, StatusUpdate } from "./InboundBatch.ts"
+
+/** What a batch came to: messages stored, redeliveries of stored ones, items not ours to keep. */
+export interface Receipt {
+  readonly stored: number
+  readonly duplicates: number
+  readonly skipped: number
+}
 
 /**
- * The Meta app the deployment receives webhooks for (docs/contract-messaging.md §11). Without
- * settings, each process makes its own random pair: enough for the simulator and tests;
- * a server that Meta calls sets both.
- */
-export const MetaApp = Context.Reference<{
-  readonly appSecret: Redacted.Redacted<string>
-  readonly verifyToken: Redacted.Redacted<string>
-}>("core/MetaApp", {
-  defaultValue: () => ({
-    appSecret: Redacted.make(Random.base64url(Random.randomBytes(24))),
-    verifyToken: Redacted.make(Random.base64url(Random.randomBytes(24)))
-  })
-})
-
-export type Receipt =
-  | { readonly _tag: "Unauthorized" }
-  | { readonly _tag: "Accepted"; readonly stored: number; readonly duplicates: number; readonly skipped: number }
-
-/**
- * WhatsApp's webhook (docs/contract-messaging.md §6.1): verified over the raw bytes, then each
- * item on its own, all items of one POST in one transaction. A duplicate (Meta redelivers)
- * changes nothing and emits nothing.
+ * A WhatsApp webhook's batch (docs/contract-messaging.md §6.1), already verified and read by the
+ * transport (`@leadline/whatsapp-adapter`): each item on its own, all items of one POST in one
+ * transaction. A duplicate (Meta redelivers) changes nothing and emits nothing.
  */
 export class Inbound extends Context.Service<
   Inbound,
   {
-    /** The GET handshake: the challenge to echo, or undefined (403). */
-    readonly handshake: (query: {
-      readonly mode: string | undefined
-      readonly token: string | undefined
-      readonly challenge: string | undefined
-    }) => Effect.Effect<string | undefined>
-    readonly receive: (raw: Uint8Array, signature: string | undefined) => Effect.Effect<Receipt>
+    readonly receive: (changes: ReadonlyArray<Change>) => Effect.Effect<Receipt>
   }
 >()("core/WhatsAppInbound") {
   static readonly layer: Layer.Layer<
@@ -79,24 +59,10 @@ export class Inbound extends Context.Service<
       const outbox = yield* Outbox
       const statuses = yield* MessageStatuses
       const received = yield* InboundReceived
-      const app = yield* MetaApp
       const warned = new Set<string>()
 
-      const handshake = (query: {
-        readonly mode: string | undefined
-        readonly token: string | undefined
-        readonly challenge: string | undefined
-      }) =>
-        Effect.sync(() =>
-          query.mode === "subscribe" &&
-          query.challenge !== undefined &&
-          MetaSignature.verifyToken(Redacted.value(app.verifyToken), query.token)
-            ? query.challenge
-            : undefined
-        )
-
       /** A new lead for a number that wrote in (with `lead.created`); the existing one if another request made it first. */
-      const createLead = Effect.fnUntraced(function* (accountId: string, item: MetaWebhook.InboundMessage) {
+      const createLead = Effect.fnUntraced(function* (accountId: string, item: InboundMessage) {
         const lead = NewLead.fromWhatsApp(yield* Ids.make("ld"), item.from, item.profileName, yield* Ids.now)
         const phone = lead.phone
         const inserted = yield* leads.insert(accountId, lead).pipe(
@@ -119,9 +85,9 @@ export class Inbound extends Context.Service<
       const storeMessages = Effect.fnUntraced(function* (
         accountId: string,
         channelId: string,
-        items: ReadonlyArray<MetaWebhook.InboundMessage>
+        items: ReadonlyArray<InboundMessage>
       ) {
-        const firstFrom = new Map<string, MetaWebhook.InboundMessage>()
+        const firstFrom = new Map<string, InboundMessage>()
         for (const item of items) if (!firstFrom.has(item.from)) firstFrom.set(item.from, item)
         const leadOf = new Map(yield* conversations.leadsByWaId(accountId, channelId, [...firstFrom.keys()]))
         const unknown = [...firstFrom.keys()].filter((waId) => !leadOf.has(waId))
@@ -211,7 +177,7 @@ export class Inbound extends Context.Service<
       const applyStatuses = Effect.fnUntraced(function* (
         accountId: string,
         channelId: string,
-        items: ReadonlyArray<MetaWebhook.StatusUpdate>
+        items: ReadonlyArray<StatusUpdate>
       ) {
         const known = yield* messages.idsByExternalId(
           accountId,
@@ -234,24 +200,14 @@ export class Inbound extends Context.Service<
         return results.filter((message) => message !== undefined).length
       })
 
-      const receive = (raw: Uint8Array, signature: string | undefined) =>
+      const receive = (changes: ReadonlyArray<Change>) =>
         Effect.gen(function* () {
-          if (!MetaSignature.verify(Redacted.value(app.appSecret), raw, signature)) {
-            return { _tag: "Unauthorized" } as const
-          }
-          const parsed = MetaWebhook.parse(raw)
-          if (parsed._tag === "Ignored") {
-            // A 4xx would make Meta retry for days something we will never accept.
-            yield* Effect.logWarning(`WhatsApp webhook ignored: ${parsed.reason}`)
-            return { _tag: "Accepted", stored: 0, duplicates: 0, skipped: 0 } as const
-          }
           let stored = 0
           let duplicates = 0
-          let skipped = parsed.skipped.length
-          for (const item of parsed.skipped) yield* Effect.logWarning(`WhatsApp webhook item skipped: ${item.reason}`)
+          let skipped = 0
           yield* transactor.withTransaction(
             Effect.forEach(
-              parsed.changes,
+              changes,
               Effect.fnUntraced(function* (change) {
                 const connection = yield* channels.connection(change.phoneNumberId)
                 if (connection === undefined || connection.channel.status !== "active") {
@@ -293,10 +249,10 @@ export class Inbound extends Context.Service<
               { discard: true }
             ).pipe(Effect.provideService(Outbox, outbox))
           )
-          return { _tag: "Accepted", stored, duplicates, skipped } as const
+          return { stored, duplicates, skipped }
         })
 
-      return Inbound.of({ handshake, receive })
+      return Inbound.of({ receive })
     })
   )
 }

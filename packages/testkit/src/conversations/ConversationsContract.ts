@@ -4,8 +4,8 @@ import { FetchHttpClient } from "effect/http"
 import * as Client from "@leadline/http-adapter/Client"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { createChannel } from "../channels/ChannelsResource.ts"
 import { call } from "../Http.ts"
 import { forbidden } from "../internal/wire.ts"
@@ -121,7 +121,7 @@ export const contract = (context: ContractContext) => {
 
     it("refuses a missing, wrong or sha1 signature with 401 and stores nothing", async () => {
       const channel = await createChannel(context.target, context.acme.ownerKey)
-      const raw = MetaWebhook.inboundTextPayload({
+      const raw = MetaPayloads.inboundTextPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from: nextWaId(),
@@ -157,7 +157,7 @@ export const contract = (context: ContractContext) => {
 
     it("stores a message delivered three times, twice at once, only once", async () => {
       const channel = await createChannel(context.target, context.acme.ownerKey)
-      const raw = MetaWebhook.inboundTextPayload({
+      const raw = MetaPayloads.inboundTextPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from: nextWaId(),
@@ -176,7 +176,7 @@ export const contract = (context: ContractContext) => {
 
     it("acknowledges a number no channel has, and a body that is not WhatsApp's, storing nothing", async () => {
       const before = await call(context.target, "GET", "/api/v1/conversations?limit=1", { auth: context.acme.ownerKey })
-      const unknown = MetaWebhook.inboundTextPayload({
+      const unknown = MetaPayloads.inboundTextPayload({
         phoneNumberId: "999000999000",
         displayPhoneNumber: "16505550000",
         from: nextWaId(),
@@ -195,7 +195,7 @@ export const contract = (context: ContractContext) => {
     it("pages a thread from a message with before, and refuses a message of another thread", async () => {
       const { conversation, channel, from } = await makeConversation(context.target, context.acme.ownerKey, "one")
       for (const text of ["two", "three"]) {
-        const raw = MetaWebhook.inboundTextPayload({
+        const raw = MetaPayloads.inboundTextPayload({
           phoneNumberId: channel.phone_number_id,
           displayPhoneNumber: "16505551111",
           from,
@@ -234,7 +234,7 @@ export const contract = (context: ContractContext) => {
 
     it("finds the lead by phone, and reopens its conversation on the next message", async () => {
       const { conversation, from, channel } = await makeConversation(context.target, context.acme.ownerKey, "first")
-      const again = MetaWebhook.inboundTextPayload({
+      const again = MetaPayloads.inboundTextPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from,
@@ -506,7 +506,7 @@ export const contract = (context: ContractContext) => {
       const scoped = await patch({ status: "open" }, context.acme.keys.conversations!.apiKey)
       expect(scoped.status).toBe(403)
       expect(scoped.body).toEqual(forbidden("full access"))
-      const inbound = MetaWebhook.inboundTextPayload({
+      const inbound = MetaPayloads.inboundTextPayload({
         phoneNumberId: channel.phone_number_id,
         displayPhoneNumber: "16505551111",
         from,

@@ -1,6 +1,6 @@
 import { expect } from "vitest"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { createChannel } from "../channels/ChannelsResource.ts"
 import { call } from "../Http.ts"
 import { neverIssued } from "../internal/wire.ts"
@@ -38,7 +38,7 @@ export const postWebhook = (target: Target, raw: Uint8Array, signature?: string 
  */
 export const makeConversation = async (target: Target, key: string, text = "Hello there", from = nextWaId()) => {
   const channel = await createChannel(target, key)
-  const raw = MetaWebhook.inboundTextPayload({
+  const raw = MetaPayloads.inboundTextPayload({
     phoneNumberId: channel.phone_number_id,
     displayPhoneNumber: "16505551111",
     from,

@@ -8,16 +8,18 @@ import {
   Rejected
 } from "@leadline/core/messages/MessageTransport"
 import * as Tracing from "@leadline/core/Tracing"
-import { Inbound, MetaApp, type Receipt } from "@leadline/core/whatsapp/Inbound"
-import * as MetaSignature from "@leadline/core/whatsapp/MetaSignature"
-import * as MetaWebhook from "@leadline/core/whatsapp/MetaWebhook"
+import type { DeliveryStatus } from "@leadline/core/whatsapp/InboundBatch"
+import * as MetaPayloads from "../meta/MetaPayloads.ts"
+import * as MetaSignature from "../meta/MetaSignature.ts"
+import { MetaApp } from "../webhook/MetaApp.ts"
+import { type Reception, WebhookReceiver } from "../webhook/WebhookReceiver.ts"
 import { Array as Arr, Cause, Clock, Config, Context, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
 import { Base64Url } from "effect/encoding"
 
 /**
  * `MessageTransport` that plays Meta offline (docs/contract-messaging.md §6.4): it accepts a send,
  * then delivers Meta-shaped status webhooks, signed with the deployment's app secret, to
- * core's `Inbound.receive`, the handler behind `POST /webhooks/whatsapp`. Scripted recipients
+ * `WebhookReceiver.receive`, the handler behind `POST /webhooks/whatsapp`. Scripted recipients
  * and template names produce the provider's failures, in the manner of Stripe's test cards.
  */
 
@@ -66,15 +68,15 @@ export class Simulator extends Context.Service<
     /** The customer writes in: a signed inbound text webhook, as Meta would post it. */
     readonly playCustomer: (
       message: CustomerMessage
-    ) => Effect.Effect<{ readonly external_id: string; readonly receipt: Receipt }>
+    ) => Effect.Effect<{ readonly external_id: string; readonly receipt: Reception }>
     /** Any Meta webhook body, signed and submitted as Meta would. */
-    readonly playWebhook: (raw: Uint8Array) => Effect.Effect<Receipt>
+    readonly playWebhook: (raw: Uint8Array) => Effect.Effect<Reception>
   }
 >()("whatsapp-adapter/Simulator") {}
 
-type Step = { readonly status: MetaWebhook.DeliveryStatus; readonly afterMs: number }
+type Step = { readonly status: DeliveryStatus; readonly afterMs: number }
 
-type Due = MetaWebhook.StatusOptions & { readonly phoneNumberId: string }
+type Due = MetaPayloads.StatusOptions & { readonly phoneNumberId: string }
 
 /** A sent message's statuses still to play, the first one next. */
 type Playing = { readonly request: OutboundRequest; readonly steps: ReadonlyArray<Step> }
@@ -115,13 +117,17 @@ const randomWamid = (): string => `wamid.SIM${Base64Url.encode(globalThis.crypto
 
 const stripPlus = (from: string): string => (from.startsWith("+") ? from.slice(1) : from)
 
-/** The transport, its log and the customer it plays, over the `Inbound` in context; the status fibers live in the current scope. */
+/** The transport, its log and the customer it plays, over the `WebhookReceiver` in context; the status fibers live in the current scope. */
 export const make = (
   options: Partial<Options> = {}
-): Effect.Effect<Context.Context<MessageTransport | Simulator | CustomerSimulator>, never, Inbound | Scope.Scope> =>
+): Effect.Effect<
+  Context.Context<MessageTransport | Simulator | CustomerSimulator>,
+  never,
+  WebhookReceiver | Scope.Scope
+> =>
   Effect.gen(function* () {
     const { delaysMs } = { ...defaults, ...options }
-    const inbound = yield* Inbound
+    const receiver = yield* WebhookReceiver
     const app = yield* MetaApp
     const scope = yield* Scope.Scope
     // Statuses are Meta's doing, not the caller's: they run with what the layer was built
@@ -131,8 +137,8 @@ export const make = (
     const records: Array<SendRecord> = []
     const attempts = new Map<string, number>()
 
-    const signAndReceive = (raw: Uint8Array): Effect.Effect<Receipt> =>
-      inbound.receive(raw, MetaSignature.sign(Redacted.value(app.appSecret), raw))
+    const signAndReceive = (raw: Uint8Array): Effect.Effect<Reception> =>
+      receiver.receive(raw, MetaSignature.sign(Redacted.value(app.appSecret), raw))
 
     // Statuses due at the same moment go out in one webhook per number, as Meta batches them:
     // the receiving side then merges them in one transaction instead of one each. A message's
@@ -171,7 +177,7 @@ export const make = (
           ([phoneNumberId, statuses]) =>
             Effect.gen(function* () {
               const receipt = yield* signAndReceive(
-                MetaWebhook.statusesPayload(phoneNumberId, DISPLAY_PHONE_NUMBER, statuses)
+                MetaPayloads.statusesPayload(phoneNumberId, DISPLAY_PHONE_NUMBER, statuses)
               )
               if (receipt._tag === "Unauthorized") {
                 yield* Effect.logWarning(
@@ -256,7 +262,7 @@ export const make = (
 
     const playCustomer = Effect.fnUntraced(function* (message: CustomerMessage) {
       const externalId = randomWamid()
-      const raw = MetaWebhook.inboundTextPayload({
+      const raw = MetaPayloads.inboundTextPayload({
         phoneNumberId: message.phoneNumberId,
         displayPhoneNumber: DISPLAY_PHONE_NUMBER,
         from: stripPlus(message.from),
@@ -301,7 +307,8 @@ export const make = (
  */
 export const layer = (
   options: Partial<Options> = {}
-): Layer.Layer<MessageTransport | Simulator | CustomerSimulator, never, Inbound> => Layer.effectContext(make(options))
+): Layer.Layer<MessageTransport | Simulator | CustomerSimulator, never, WebhookReceiver> =>
+  Layer.effectContext(make(options))
 
 const DELAYS = /^\s*\d+\s*,\s*\d+\s*,\s*\d+\s*$/
 
@@ -317,5 +324,8 @@ export const config: Config.Config<Options> = Config.all({
 })
 
 /** `layer` with its options from the environment; a malformed setting fails the layer. */
-export const layerConfig: Layer.Layer<MessageTransport | Simulator | CustomerSimulator, Config.ConfigError, Inbound> =
-  Layer.unwrap(Effect.map(config, (options) => layer(options)))
+export const layerConfig: Layer.Layer<
+  MessageTransport | Simulator | CustomerSimulator,
+  Config.ConfigError,
+  WebhookReceiver
+> = Layer.unwrap(Effect.map(config, (options) => layer(options)))

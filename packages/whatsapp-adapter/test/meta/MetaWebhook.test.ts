@@ -1,15 +1,9 @@
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
-import { sign, verify } from "../../src/whatsapp/MetaSignature.ts"
-import {
-  type Change,
-  escapeLikeMeta,
-  inboundTextPayload,
-  type Parsed,
-  type Skipped,
-  parse,
-  statusPayload
-} from "../../src/whatsapp/MetaWebhook.ts"
+import type { Change } from "@leadline/core/whatsapp/InboundBatch"
+import { escapeLikeMeta, inboundTextPayload, statusPayload } from "../../src/meta/MetaPayloads.ts"
+import { sign, verify } from "../../src/meta/MetaSignature.ts"
+import { type Parsed, parse, type Skipped } from "../../src/meta/MetaWebhook.ts"
 
 const fixture = (name: string): Buffer =>
   readFileSync(new URL(`../../../testkit/fixtures/whatsapp/${name}`, import.meta.url))

@@ -1,0 +1,168 @@
+import type { DeliveryStatus } from "@leadline/core/whatsapp/InboundBatch"
+
+/**
+ * Webhook bodies written the way Meta writes them, for the simulator that plays Meta and
+ * for tests and benchmarks that post as Meta would.
+ */
+
+type Json = Record<string, unknown>
+
+/**
+ * Serialised JSON the way Meta writes it (and signs it): every non-ASCII UTF-16 unit
+ * as `\uXXXX` with lowercase hex, and "/" as "\/". Outside strings JSON has neither,
+ * so a plain replace over the whole text is exact.
+ */
+export const escapeLikeMeta = (json: string): string =>
+  json
+    .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .replace(/\//g, "\\/")
+
+const encoder = new TextEncoder()
+
+const seconds = (date: Date): string => String(Math.floor(date.getTime() / 1000))
+
+const envelope = (phoneNumberId: string, displayPhoneNumber: string, value: Json): Uint8Array =>
+  encoder.encode(
+    escapeLikeMeta(
+      JSON.stringify({
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: "0",
+            changes: [
+              {
+                value: {
+                  messaging_product: "whatsapp",
+                  metadata: { display_phone_number: displayPhoneNumber, phone_number_id: phoneNumberId },
+                  ...value
+                },
+                field: "messages"
+              }
+            ]
+          }
+        ]
+      })
+    )
+  )
+
+/** A customer's text message, as Meta delivers it. */
+export interface InboundTextOptions {
+  readonly from: string
+  readonly name: string | null
+  readonly text: string
+  readonly externalId: string
+  readonly timestamp: Date
+}
+
+/** Customers' text messages on one number, in one webhook as Meta batches them (one contact per sender). */
+export const inboundTextsPayload = (
+  phoneNumberId: string,
+  displayPhoneNumber: string,
+  messages: ReadonlyArray<InboundTextOptions>
+): Uint8Array => {
+  const contacts = new Map<string, { profile: { name?: string }; wa_id: string }>()
+  for (const message of messages) {
+    if (!contacts.has(message.from)) {
+      contacts.set(message.from, {
+        profile: message.name === null ? {} : { name: message.name },
+        wa_id: message.from
+      })
+    }
+  }
+  return envelope(phoneNumberId, displayPhoneNumber, {
+    contacts: [...contacts.values()],
+    messages: messages.map((message) => ({
+      from: message.from,
+      id: message.externalId,
+      timestamp: seconds(message.timestamp),
+      type: "text",
+      text: { body: message.text }
+    }))
+  })
+}
+
+export const inboundTextPayload = (
+  options: InboundTextOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
+): Uint8Array => inboundTextsPayload(options.phoneNumberId, options.displayPhoneNumber, [options])
+
+export interface InboundOrderOptions {
+  readonly phoneNumberId: string
+  readonly displayPhoneNumber: string
+  readonly from: string
+  readonly name: string | null
+  readonly externalId: string
+  readonly timestamp: Date
+  readonly catalogId: string
+  readonly items: ReadonlyArray<{
+    readonly product_retailer_id: string
+    readonly quantity: number
+    readonly item_price: number
+    readonly currency: string
+  }>
+  readonly text?: string | undefined
+}
+
+/** A customer's cart sent from a catalogue (`type: order`), as Meta posts it. */
+export const inboundOrderPayload = (options: InboundOrderOptions): Uint8Array =>
+  envelope(options.phoneNumberId, options.displayPhoneNumber, {
+    contacts: [{ profile: options.name === null ? {} : { name: options.name }, wa_id: options.from }],
+    messages: [
+      {
+        from: options.from,
+        id: options.externalId,
+        timestamp: seconds(options.timestamp),
+        type: "order",
+        order: {
+          catalog_id: options.catalogId,
+          product_items: options.items,
+          ...(options.text === undefined ? {} : { text: options.text })
+        }
+      }
+    ]
+  })
+
+export interface StatusOptions {
+  readonly externalId: string
+  readonly status: DeliveryStatus
+  readonly recipientId: string
+  readonly callbackData: string | null
+  readonly timestamp: Date
+  readonly error?: { readonly code: number; readonly title: string; readonly message: string } | undefined
+}
+
+const statusItem = (options: StatusOptions) => ({
+  id: options.externalId,
+  status: options.status,
+  timestamp: seconds(options.timestamp),
+  recipient_id: options.recipientId,
+  ...(options.callbackData === null ? {} : { biz_opaque_callback_data: options.callbackData }),
+  // Meta prices on `sent` and the first of `delivered`/`read`; `delivered` stands for it here.
+  ...(options.status === "sent" || options.status === "delivered"
+    ? { pricing: { billable: true, pricing_model: "PMP", type: "regular", category: "utility" } }
+    : {}),
+  ...(options.error === undefined
+    ? {}
+    : {
+        errors: [
+          {
+            code: options.error.code,
+            title: options.error.title,
+            message: options.error.message,
+            error_data: { details: options.error.message },
+            href: "https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/"
+          }
+        ]
+      })
+})
+
+/** Statuses of our messages on one number, in one webhook as Meta batches them, in the v24 shape (no `conversation`). */
+export const statusesPayload = (
+  phoneNumberId: string,
+  displayPhoneNumber: string,
+  statuses: ReadonlyArray<StatusOptions>
+): Uint8Array => envelope(phoneNumberId, displayPhoneNumber, { statuses: statuses.map(statusItem) })
+
+/** A status of one of our messages, in the v24 shape (no `conversation`). */
+export const statusPayload = (
+  options: StatusOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
+): Uint8Array => statusesPayload(options.phoneNumberId, options.displayPhoneNumber, [options])

@@ -1,0 +1,58 @@
+import { Context, Effect, Layer, Redacted } from "effect"
+import { Inbound, type Receipt } from "@leadline/core/whatsapp/Inbound"
+import * as MetaSignature from "../meta/MetaSignature.ts"
+import * as MetaWebhook from "../meta/MetaWebhook.ts"
+import { MetaApp } from "./MetaApp.ts"
+
+export type Reception = { readonly _tag: "Unauthorized" } | ({ readonly _tag: "Accepted" } & Receipt)
+
+/**
+ * Meta's side of the WhatsApp webhook, before core: the handshake's token, the signature over
+ * the raw bytes, then Meta's JSON read into core's typed batch (`Inbound.receive`). The route
+ * and the simulator both come through here, so the simulator's messages are checked as Meta's are.
+ */
+export class WebhookReceiver extends Context.Service<
+  WebhookReceiver,
+  {
+    /** The GET handshake: the challenge to echo, or undefined (403). */
+    readonly handshake: (query: {
+      readonly mode: string | undefined
+      readonly token: string | undefined
+      readonly challenge: string | undefined
+    }) => Effect.Effect<string | undefined>
+    readonly receive: (raw: Uint8Array, signature: string | undefined) => Effect.Effect<Reception>
+  }
+>()("whatsapp/WebhookReceiver") {
+  static readonly layer: Layer.Layer<WebhookReceiver, never, Inbound> = Layer.effect(
+    WebhookReceiver,
+    Effect.gen(function* () {
+      const inbound = yield* Inbound
+      const app = yield* MetaApp
+      const secret = Redacted.value(app.appSecret)
+      const token = Redacted.value(app.verifyToken)
+      return WebhookReceiver.of({
+        handshake: (query) =>
+          Effect.sync(() =>
+            query.mode === "subscribe" && query.challenge !== undefined && MetaSignature.verifyToken(token, query.token)
+              ? query.challenge
+              : undefined
+          ),
+        receive: (raw, signature) =>
+          Effect.gen(function* () {
+            if (!MetaSignature.verify(secret, raw, signature)) return { _tag: "Unauthorized" } as const
+            const parsed = MetaWebhook.parse(raw)
+            if (parsed._tag === "Ignored") {
+              // A 4xx would make Meta retry for days something we will never accept.
+              yield* Effect.logWarning(`WhatsApp webhook ignored: ${parsed.reason}`)
+              return { _tag: "Accepted", stored: 0, duplicates: 0, skipped: 0 } as const
+            }
+            for (const item of parsed.skipped) {
+              yield* Effect.logWarning(`WhatsApp webhook item skipped: ${item.reason}`)
+            }
+            const receipt = yield* inbound.receive(parsed.changes)
+            return { _tag: "Accepted", ...receipt, skipped: receipt.skipped + parsed.skipped.length } as const
+          })
+      })
+    })
+  )
+}

@@ -18,10 +18,13 @@ import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")
+  // The platform services, then one line per resource in core's Slices.ts order:
   .add(IdentityApi)
   .add(KeysApi)
-  .add(LeadsApi)
   .add(WebhooksApi)
+  .add(AnalyticsApi)
+  .add(AdminApi)
+  .add(LeadsApi)
   .add(ChannelsApi)
   .add(ConversationsApi)
   .add(MessagesApi)
@@ -32,8 +35,6 @@ export class Api extends HttpApi.make("leadline")
   .add(KnowledgeApi)
   .add(AgentsApi)
   .add(AiApi)
-  .add(AnalyticsApi)
-  .add(AdminApi)
   // Unknown body fields are refused rather than dropped: a typo should not pass silently.
   .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
   .annotateMerge(

@@ -51,11 +51,13 @@ export interface Options {
 
 const apiRoutes = HttpApiBuilder.layer(Api).pipe(
   Layer.provide([
-    // One line per resource, as its group is in Api.ts:
+    // One line per group, in Api.ts's order:
     IdentityHandlers.layer,
     KeysHandlers.layer,
-    LeadsHandlers.layer,
     WebhooksHandlers.layer,
+    AnalyticsHandlers.layer,
+    AdminHandlers.layer,
+    LeadsHandlers.layer,
     ChannelsHandlers.layer,
     ConversationsHandlers.layer,
     MessagesHandlers.layer,
@@ -65,9 +67,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     OrderNoticesHandlers.layer,
     KnowledgeHandlers.layer,
     AgentsHandlers.layer,
-    AiHandlers.layer,
-    AnalyticsHandlers.layer,
-    AdminHandlers.layer
+    AiHandlers.layer
   ]),
   Layer.provide([Authentication.layer, AdminAuthentication.layer, Idempotent.layer, RequestErrors.layer])
 )

@@ -24,15 +24,17 @@ import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
  */
 export const all = [
   MemoryTransaction.layer,
+  // The platform services:
   MemoryAccounts.layer,
   MemoryApiKeys.layer,
-  MemoryLeads.layer,
   MemoryIdempotency.layer,
   MemoryWebhooks.layer,
+  MemoryMessageUsage.layer,
+  // One line per resource, in core's Slices.ts order:
+  MemoryLeads.layer,
   MemoryChannels.layer,
   MemoryConversations.layer,
   MemoryMessages.layer,
-  MemoryMessageUsage.layer,
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,
   MemoryOrders.layer,

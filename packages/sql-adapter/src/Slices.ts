@@ -20,19 +20,21 @@ import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
  * their migrations from this list: a new resource is its folder plus one line here.
  */
 export const all = [
+  // The platform services:
   AccountsSlice.slice,
   AuthSlice.slice,
-  LeadsSlice.slice,
   IdempotencySlice.slice,
   WebhooksSlice.slice,
+  UsageSlice.slice,
+  AnalyticsSlice.slice,
+  // One line per resource, in core's Slices.ts order:
+  LeadsSlice.slice,
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
-  UsageSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,
   KnowledgeSlice.slice,
-  AgentsSlice.slice,
-  AnalyticsSlice.slice
+  AgentsSlice.slice
 ] as const

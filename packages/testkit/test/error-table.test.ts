@@ -102,7 +102,7 @@ describe("an error declared once, on its domain class", () => {
   })
 })
 
-describe("the contract's shared errors (docs/contract.md, \"Errors\")", () => {
+describe('the contract\'s shared errors (docs/contract.md, "Errors")', () => {
   const cases: ReadonlyArray<[Errors.DomainError, number, Record<string, unknown>]> = [
     [
       new Errors.Unauthenticated({ reason: "unknown" }),

@@ -15,12 +15,18 @@ import * as Processes from "./Processes.ts"
  *   second and the acknowledgement latency.
  * - Outbound: BENCH_OUTBOUND (10,000) queued messages drained by one `leadline worker`
  *   sending to the simulator (no rate limit, statuses played at once through the inbound route).
+ * - BENCH_BEFORE (the path of another checkout, installed) and BENCH_BEFORE_LABEL: the inbound
+ *   figure of that version too, first, on a database of its own, for before/after in one run.
  * Writes bench/MESSAGING.md.
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_MESSAGING_CONNECTIONS ?? 10)
 const OUTBOUND = Number(process.env.BENCH_OUTBOUND ?? 10_000)
+/** Another checkout of Leadline, installed: its inbound figure is measured in the same run. */
+const BEFORE =
+  process.env.BENCH_BEFORE === undefined || process.env.BENCH_BEFORE === "" ? undefined : process.env.BENCH_BEFORE
+const BEFORE_LABEL = process.env.BENCH_BEFORE_LABEL ?? BEFORE ?? ""
 const SECRET = "bench-app-secret"
 const NUMBER = "100200300"
 const here = join(import.meta.dirname, "..")
@@ -58,65 +64,85 @@ const batch = (size: number): string => {
   )
 }
 
+/** The inbound figure on `db` for the server of `checkout`: signed batches, after a warm-up that makes the leads. */
+const inboundOn = async (db: { readonly url: string }, running: Array<Processes.Running>, checkout?: string) => {
+  const server = await Processes.leadline(
+    db.url,
+    { WHATSAPP_APP_SECRET: SECRET, WHATSAPP_VERIFY_TOKEN: "bench", WHATSAPP_SENDER_ENABLED: "false" },
+    checkout
+  )
+  running.push(server)
+  const account = await post(server.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, {
+    name: "Messaging",
+    plan_id: "scale"
+  })
+  const key = account.api_key as string
+  const channel = await post(server.url, "/api/v1/channels", key, {
+    type: "whatsapp",
+    name: "Bench",
+    phone_number_id: NUMBER,
+    display_phone_number: "+16505551111",
+    access_token: "bench"
+  })
+  const load = (seconds: number) =>
+    Load.run({
+      url: server.url,
+      path: "/webhooks/whatsapp",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      next: () => {
+        const body = batch(10)
+        return {
+          body,
+          headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, new TextEncoder().encode(body)) }
+        }
+      },
+      connections: CONNECTIONS,
+      seconds
+    })
+  await load(3)
+  // Statistics, as autovacuum gathers them within a minute of such writes on a running
+  // deployment: a fresh database has none, and its first plans are not the ones that last.
+  await Postgres.query(db.url, "ANALYZE")
+  const count = async () =>
+    Number(
+      (
+        await Postgres.query<{ n: string }>(db.url, "SELECT count(*) AS n FROM messages WHERE direction = 'inbound'")
+      )[0]!.n
+    )
+  const before = await count()
+  const started = Date.now()
+  const inbound = await load(SECONDS)
+  const stored = (await count()) - before
+  const rate = stored / ((Date.now() - started) / 1000)
+  log(
+    `inbound${checkout === undefined ? "" : ` (${BEFORE_LABEL})`}: ${stored} messages in ${SECONDS} s: ${rate.toFixed(0)}/s; ack p50 ${inbound.p50} ms, p99 ${inbound.p99} ms, non-2xx ${inbound.non2xx}`
+  )
+  return { server, account, channel, inbound, rate }
+}
+
+/** The same inbound load on `BENCH_BEFORE`'s checkout, on a database of its own, or nothing. */
+const inboundBefore = async () => {
+  if (BEFORE === undefined) return undefined
+  const db = await Postgres.freshDatabase("messaging_before")
+  const running: Array<Processes.Running> = []
+  try {
+    const { inbound, rate } = await inboundOn(db, running, BEFORE)
+    return { inbound, rate }
+  } finally {
+    for (const process of running.reverse()) await process.stop()
+    await db.drop()
+  }
+}
+
 const main = async () => {
+  Processes.pinSelf()
+  // Before first: the two runs see the machine in the same hour, and neither inherits the other's database.
+  const previous = await inboundBefore()
   const db = await Postgres.freshDatabase("messaging")
   const running: Array<Processes.Running> = []
   try {
-    Processes.pinSelf()
-    const server = await Processes.leadline(db.url, {
-      WHATSAPP_APP_SECRET: SECRET,
-      WHATSAPP_VERIFY_TOKEN: "bench",
-      WHATSAPP_SENDER_ENABLED: "false"
-    })
-    running.push(server)
-    const account = await post(server.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, {
-      name: "Messaging",
-      plan_id: "scale"
-    })
-    const key = account.api_key as string
-    const channel = await post(server.url, "/api/v1/channels", key, {
-      type: "whatsapp",
-      name: "Bench",
-      phone_number_id: NUMBER,
-      display_phone_number: "+16505551111",
-      access_token: "bench"
-    })
-
-    // Inbound: warm up (and make the customers' leads and conversations), then measure.
-    const load = (seconds: number) =>
-      Load.run({
-        url: server.url,
-        path: "/webhooks/whatsapp",
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        next: () => {
-          const body = batch(10)
-          return {
-            body,
-            headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, new TextEncoder().encode(body)) }
-          }
-        },
-        connections: CONNECTIONS,
-        seconds
-      })
-    await load(3)
-    // Statistics, as autovacuum gathers them within a minute of such writes on a running
-    // deployment: a fresh database has none, and its first plans are not the ones that last.
-    await Postgres.query(db.url, "ANALYZE")
-    const count = async () =>
-      Number(
-        (
-          await Postgres.query<{ n: string }>(db.url, "SELECT count(*) AS n FROM messages WHERE direction = 'inbound'")
-        )[0]!.n
-      )
-    const before = await count()
-    const started = Date.now()
-    const inbound = await load(SECONDS)
-    const stored = (await count()) - before
-    const inboundRate = stored / ((Date.now() - started) / 1000)
-    log(
-      `inbound: ${stored} messages in ${SECONDS} s: ${inboundRate.toFixed(0)}/s; ack p50 ${inbound.p50} ms, p99 ${inbound.p99} ms, non-2xx ${inbound.non2xx}`
-    )
+    const { account, channel, inbound, rate: inboundRate } = await inboundOn(db, running)
 
     // Outbound: queue messages straight in the table, as sends would, then let one worker drain them.
     const [conversation] = await Postgres.query<{ id: string; lead_id: string }>(
@@ -187,7 +213,11 @@ PostgreSQL; ${Processes.pinning}.
 | what | result | target |
 |---|---|---|
 | inbound: signed batches of 10 to \`/webhooks/whatsapp\`, ${CONNECTIONS} connections, ${SECONDS} s | ${inboundRate.toFixed(0)} messages stored/s; acknowledgement p50 ${inbound.p50} ms, p99 ${inbound.p99} ms | ≥ 1,000/s, p99 ≤ 100 ms |
-| outbound: one \`leadline worker\` draining ${OUTBOUND} queued messages to the simulator (no rate limit; sent, delivered and read played back through the inbound route, in the worker) | sent: ${outboundRate.toFixed(0)} messages/s (${drained.toFixed(1)} s); every status in: ${(OUTBOUND / settled).toFixed(0)} messages/s (${settled.toFixed(1)} s; ${states!.read} read, ${states!.failed} failed) | ≥ 1,000/s |
+${
+  previous === undefined
+    ? ""
+    : `| inbound, the same load on ${BEFORE_LABEL} (\`BENCH_BEFORE\`), in the same run | ${previous.rate.toFixed(0)} messages stored/s; acknowledgement p50 ${previous.inbound.p50} ms, p99 ${previous.inbound.p99} ms | |\n`
+}| outbound: one \`leadline worker\` draining ${OUTBOUND} queued messages to the simulator (no rate limit; sent, delivered and read played back through the inbound route, in the worker) | sent: ${outboundRate.toFixed(0)} messages/s (${drained.toFixed(1)} s); every status in: ${(OUTBOUND / settled).toFixed(0)} messages/s (${settled.toFixed(1)} s; ${states!.read} read, ${states!.failed} failed) | ≥ 1,000/s |
 `
     )
     log("wrote bench/MESSAGING.md")

@@ -4,7 +4,8 @@ import * as Slice from "../Slice.ts"
 import { Inbound } from "./Inbound.ts"
 
 /**
- * Meta's webhook: inbound messages and statuses stored in batches. Statuses merge through
+ * WhatsApp's inbound side: the webhook's typed batches (read from Meta's JSON by
+ * `@leadline/whatsapp-adapter`), messages and statuses stored in batches. Statuses merge through
  * `MessageStatuses`, a stateless service, as the sender's outcomes do.
  */
 export const slice = Slice.make({

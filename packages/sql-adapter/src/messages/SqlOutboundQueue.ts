@@ -18,7 +18,7 @@ export const layer = Layer.effect(
       // One statement: due messages in lane order, skipping those another sender holds, leased.
       // Every key is probed by its index (= ANY, LATERAL … LIMIT 1), whatever the statistics say:
       // right after a campaign adds 100,000 messages and threads they are stale, and a hash join
-      // over every conversation made each claim 200-500 ms (docs/design.md).
+      // over every conversation made each claim 200-500 ms (docs/performance.md).
       // A message whose lease ran out while `sending_since` was set comes back `interrupted`:
       // a send of it began and never ended, so its outcome is unknown.
       claim: (worker, now, leaseMillis, limit) =>

@@ -6,6 +6,7 @@ export const SERVER = "@leadline/server"
 /** What the server's code may not import: it is deployed, and test tooling has no place in production. */
 export const TEST_TOOLING: ReadonlyArray<string> = [TESTKIT, "vitest", "@effect/vitest", "fast-check"]
 export const ADAPTERS: ReadonlyArray<string> = [
+  "@leadline/ai-adapter",
   "@leadline/sql-adapter",
   "@leadline/http-adapter",
   "@leadline/memory-adapter",

@@ -1,11 +1,15 @@
 import { isObject } from "../internal/json.ts"
-import type { Document, Operation, Schema } from "./OpenApiDocument.ts"
+import { type Document, deref, type Operation, type Schema } from "./OpenApiDocument.ts"
 import type { Reply } from "./RawHttp.ts"
 import { checkValue, type Mismatch } from "./SchemaCheck.ts"
 
 /** Checks a server's answer against what its OpenAPI document and the wire contract promise. */
 
-/** The codes the contracts pair with each error status (docs/contract.md, docs/contract-messaging.md, docs/contract-commerce-ai.md). */
+/**
+ * The codes the contracts pair with each error status (docs/contract.md, docs/contract-messaging.md,
+ * docs/contract-commerce-ai.md), written apart from the server's error declarations. A resource's
+ * own error is accepted where its operation declares it (`declaredCodes`).
+ */
 export const ERROR_CODES: ReadonlyMap<number, ReadonlyArray<string>> = new Map([
   [400, ["validation_error"]],
   [401, ["unauthorized"]],
@@ -47,6 +51,18 @@ export const GENERIC_ERROR: Schema = {
   },
   required: ["error", "code"],
   additionalProperties: false
+}
+
+/** The `code`s a declared error schema allows: each branch's `code` enum or const, through `$ref`s and unions. */
+const declaredCodes = (document: Document, schema: Schema | undefined, depth = 0): ReadonlyArray<string> => {
+  if (schema === undefined || depth > 8) return []
+  const s = deref(document, schema)
+  const branches = [s.anyOf, s.oneOf].filter(Array.isArray).flat() as ReadonlyArray<Schema>
+  if (branches.length > 0) return branches.flatMap((branch) => declaredCodes(document, branch, depth + 1))
+  const code = isObject(s.properties) && isObject(s.properties.code) ? deref(document, s.properties.code) : undefined
+  if (code === undefined) return []
+  if (Array.isArray(code.enum)) return code.enum.filter((value): value is string => typeof value === "string")
+  return typeof code.const === "string" ? [code.const] : []
 }
 
 /** The declared response for a status: exact, then its class (`4XX`), then `default`. */
@@ -93,7 +109,12 @@ export const checkReply = (document: Document, operation: Operation, reply: Repl
   }
   const mismatch = checkValue(document, schema, body)
   if (mismatch !== undefined) return mismatch
-  if (errorCodes !== undefined && isObject(body) && !errorCodes.includes(body.code as string)) {
+  if (
+    errorCodes !== undefined &&
+    isObject(body) &&
+    !errorCodes.includes(body.code as string) &&
+    !declaredCodes(document, schema).includes(body.code as string)
+  ) {
     return { path: "$.code", message: `expected ${errorCodes.join(" or ")} for a ${reply.status}, got ${body.code}` }
   }
   return undefined

@@ -1,29 +1,37 @@
 import { writeFileSync } from "node:fs"
 import { cpus } from "node:os"
 import { join } from "node:path"
-import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
 import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 
 /**
- * `npm run bench:messaging`: issue 11's two figures on PostgreSQL, for Leadline alone (no
+ * `npm run bench:messaging`: WhatsApp's two directions on PostgreSQL, for Leadline alone (no
  * baseline makes sense for WhatsApp's side).
- * - Inbound: signed Meta batches of 10 text messages posted to /webhooks/whatsapp by
- *   BENCH_MESSAGING_CONNECTIONS (10) connections for BENCH_SECONDS (10): messages stored per
- *   second and the acknowledgement latency.
+ * - Inbound, in the two shapes Meta delivers: one message per signed webhook POST (what Meta
+ *   usually sends) and batches of 10, from 2,000 customers (new leads first, repeat customers
+ *   after), posted to /webhooks/whatsapp by BENCH_MESSAGING_CONNECTIONS (10) connections for
+ *   BENCH_SECONDS (10) after a 3 s warm-up: messages stored per second (counted in the
+ *   database) and the acknowledgement latency. Each round runs on a fresh server and database;
+ *   BENCH_ROUNDS (2) rounds, medians reported.
+ * - BENCH_BEFORE (the path of another checkout, installed) and BENCH_BEFORE_LABEL: the same
+ *   inbound rounds on that version too, interleaved (before, after, after, before, …) so that
+ *   neither gets the quieter minutes.
+ * - BENCH_SHAPES ("1,10"): the messages per POST measured; BENCH_OUTBOUND=0 skips the outbound part.
  * - Outbound: BENCH_OUTBOUND (10,000) queued messages drained by one `leadline worker`
  *   sending to the simulator (no rate limit, statuses played at once through the inbound route).
- * - BENCH_BEFORE (the path of another checkout, installed) and BENCH_BEFORE_LABEL: the inbound
- *   figure of that version too, first, on a database of its own, for before/after in one run.
  * Writes bench/MESSAGING.md.
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const CONNECTIONS = Number(process.env.BENCH_MESSAGING_CONNECTIONS ?? 10)
 const OUTBOUND = Number(process.env.BENCH_OUTBOUND ?? 10_000)
-/** Another checkout of Leadline, installed: its inbound figure is measured in the same run. */
+const CUSTOMERS = 2_000
+const SHAPES = (process.env.BENCH_SHAPES ?? "1,10").split(",").map((part) => Number(part.trim()))
+/** Another checkout of Leadline, installed: its inbound figures are measured in the same run. */
 const BEFORE =
   process.env.BENCH_BEFORE === undefined || process.env.BENCH_BEFORE === "" ? undefined : process.env.BENCH_BEFORE
 const BEFORE_LABEL = process.env.BENCH_BEFORE_LABEL ?? BEFORE ?? ""
@@ -43,7 +51,7 @@ const post = async (url: string, path: string, auth: string, body: unknown) => {
 
 let sequence = 0
 const decoder = new TextDecoder()
-/** One Meta webhook body with `size` text messages from as many customers, as Meta serialises it. */
+/** One Meta webhook body with `size` text messages, as Meta serialises it; unique wamids. */
 const batch = (size: number): string => {
   const timestamp = new Date()
   return decoder.decode(
@@ -53,8 +61,8 @@ const batch = (size: number): string => {
       Array.from({ length: size }, () => {
         const n = sequence++
         return {
-          from: `1415${String(2_000_000 + (n % 5_000)).padStart(7, "0")}`,
-          name: `Customer ${n % 5_000}`,
+          from: `1415${String(2_000_000 + (n % CUSTOMERS)).padStart(7, "0")}`,
+          name: `Customer ${n % CUSTOMERS}`,
           text: `Message ${n}`,
           externalId: `wamid.BENCH${n}`,
           timestamp
@@ -64,8 +72,21 @@ const batch = (size: number): string => {
   )
 }
 
-/** The inbound figure on `db` for the server of `checkout`: signed batches, after a warm-up that makes the leads. */
-const inboundOn = async (db: { readonly url: string }, running: Array<Processes.Running>, checkout?: string) => {
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+interface Figure {
+  readonly rate: number
+  readonly p50: number
+  readonly p99: number
+  readonly non2xx: number
+}
+
+/** A server of `checkout` on `db`, an account with one WhatsApp channel. */
+const serve = async (db: { readonly url: string }, running: Array<Processes.Running>, checkout?: string) => {
   const server = await Processes.leadline(
     db.url,
     { WHATSAPP_APP_SECRET: SECRET, WHATSAPP_VERIFY_TOKEN: "bench", WHATSAPP_SENDER_ENABLED: "false" },
@@ -76,74 +97,101 @@ const inboundOn = async (db: { readonly url: string }, running: Array<Processes.
     name: "Messaging",
     plan_id: "scale"
   })
-  const key = account.api_key as string
-  const channel = await post(server.url, "/api/v1/channels", key, {
+  const channel = await post(server.url, "/api/v1/channels", account.api_key as string, {
     type: "whatsapp",
     name: "Bench",
     phone_number_id: NUMBER,
     display_phone_number: "+16505551111",
     access_token: "bench"
   })
-  const load = (seconds: number) =>
-    Load.run({
-      url: server.url,
-      path: "/webhooks/whatsapp",
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      next: () => {
-        const body = batch(10)
-        return {
-          body,
-          headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, new TextEncoder().encode(body)) }
-        }
-      },
-      connections: CONNECTIONS,
-      seconds
-    })
-  await load(3)
+  return { server, account, channel }
+}
+
+const inboundLoad = (url: string, perPost: number, seconds: number) =>
+  Load.run({
+    url,
+    path: "/webhooks/whatsapp",
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    next: () => {
+      const body = batch(perPost)
+      return { body, headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, new TextEncoder().encode(body)) } }
+    },
+    connections: CONNECTIONS,
+    seconds
+  })
+
+const inboundCount = async (url: string) =>
+  Number(
+    (await Postgres.query<{ n: string }>(url, "SELECT count(*) AS n FROM messages WHERE direction = 'inbound'"))[0]!.n
+  )
+
+/** One shape's figure on a running server: a warm-up, then the measured load, counted in the database. */
+const measure = async (db: { readonly url: string }, url: string, perPost: number): Promise<Figure> => {
+  await inboundLoad(url, perPost, 3)
   // Statistics, as autovacuum gathers them within a minute of such writes on a running
   // deployment: a fresh database has none, and its first plans are not the ones that last.
   await Postgres.query(db.url, "ANALYZE")
-  const count = async () =>
-    Number(
-      (
-        await Postgres.query<{ n: string }>(db.url, "SELECT count(*) AS n FROM messages WHERE direction = 'inbound'")
-      )[0]!.n
-    )
-  const before = await count()
+  const before = await inboundCount(db.url)
   const started = Date.now()
-  const inbound = await load(SECONDS)
-  const stored = (await count()) - before
-  const rate = stored / ((Date.now() - started) / 1000)
-  log(
-    `inbound${checkout === undefined ? "" : ` (${BEFORE_LABEL})`}: ${stored} messages in ${SECONDS} s: ${rate.toFixed(0)}/s; ack p50 ${inbound.p50} ms, p99 ${inbound.p99} ms, non-2xx ${inbound.non2xx}`
-  )
-  return { server, account, channel, inbound, rate }
+  const load = await inboundLoad(url, perPost, SECONDS)
+  const stored = (await inboundCount(db.url)) - before
+  return { rate: stored / ((Date.now() - started) / 1000), p50: load.p50, p99: load.p99, non2xx: load.non2xx }
 }
 
-/** The same inbound load on `BENCH_BEFORE`'s checkout, on a database of its own, or nothing. */
-const inboundBefore = async () => {
-  if (BEFORE === undefined) return undefined
-  const db = await Postgres.freshDatabase("messaging_before")
+/** One round of every shape for `checkout`, on a fresh server and database. */
+const inboundRound = async (label: string, checkout?: string) => {
+  const db = await Postgres.freshDatabase("messaging")
   const running: Array<Processes.Running> = []
   try {
-    const { inbound, rate } = await inboundOn(db, running, BEFORE)
-    return { inbound, rate }
+    const { server } = await serve(db, running, checkout)
+    const figures = new Map<number, Figure>()
+    for (const perPost of SHAPES) {
+      const figure = await measure(db, server.url, perPost)
+      figures.set(perPost, figure)
+      log(
+        `inbound ${label}, ${perPost} per POST: ${figure.rate.toFixed(0)} messages/s; ack p50 ${figure.p50} ms, p99 ${figure.p99} ms, non-2xx ${figure.non2xx}`
+      )
+    }
+    return figures
   } finally {
     for (const process of running.reverse()) await process.stop()
     await db.drop()
   }
 }
 
+const summary = (rounds: ReadonlyArray<ReadonlyMap<number, Figure>>, perPost: number): Figure => {
+  const of = rounds.map((round) => round.get(perPost)!)
+  return {
+    rate: median(of.map((f) => f.rate)),
+    p50: median(of.map((f) => f.p50)),
+    p99: median(of.map((f) => f.p99)),
+    non2xx: of.reduce((sum, f) => sum + f.non2xx, 0)
+  }
+}
+
+const row = (what: string, figure: Figure, target: string) =>
+  `| ${what} | ${figure.rate.toFixed(0)} messages stored/s; ack p50 ${figure.p50} ms, p99 ${figure.p99} ms${figure.non2xx > 0 ? `; ${figure.non2xx} non-2xx` : ""} | ${target} |`
+
 const main = async () => {
   Processes.pinSelf()
-  // Before first: the two runs see the machine in the same hour, and neither inherits the other's database.
-  const previous = await inboundBefore()
+  const after: Array<ReadonlyMap<number, Figure>> = []
+  const before: Array<ReadonlyMap<number, Figure>> = []
+  for (let round = 0; round < ROUNDS; round++) {
+    // before, after, after, before, …: neither version always gets the first or the later minutes.
+    const order = BEFORE === undefined ? ["after"] : round % 2 === 0 ? ["before", "after"] : ["after", "before"]
+    for (const which of order) {
+      if (which === "after") after.push(await inboundRound("(this checkout)"))
+      else before.push(await inboundRound(`(${BEFORE_LABEL})`, BEFORE))
+    }
+  }
+
   const db = await Postgres.freshDatabase("messaging")
   const running: Array<Processes.Running> = []
   try {
-    const { account, channel, inbound, rate: inboundRate } = await inboundOn(db, running)
-
+    const { server, account, channel } = await serve(db, running)
+    // The customers' leads and conversations, for the queued messages to belong to.
+    await inboundLoad(server.url, 10, 2)
     // Outbound: queue messages straight in the table, as sends would, then let one worker drain them.
     const [conversation] = await Postgres.query<{ id: string; lead_id: string }>(
       db.url,
@@ -203,21 +251,36 @@ const main = async () => {
       `outbound: ${OUTBOUND - left} of ${OUTBOUND} sent in ${drained.toFixed(1)} s: ${outboundRate.toFixed(0)}/s; all statuses in after ${settled.toFixed(1)} s: ${(OUTBOUND / settled).toFixed(0)}/s (read ${states!.read}, failed ${states!.failed})`
     )
 
+    const rows = [
+      ...SHAPES.map((perPost) =>
+        row(
+          `inbound: ${perPost === 1 ? "one message per signed POST (as Meta usually sends)" : `signed batches of ${perPost}`} to \`/webhooks/whatsapp\`, ${CONNECTIONS} connections, ${SECONDS} s, median of ${after.length} rounds`,
+          summary(after, perPost),
+          "≥ 1,000/s, p99 ≤ 100 ms"
+        )
+      ),
+      ...(before.length === 0
+        ? []
+        : SHAPES.map((perPost) =>
+            row(
+              `the same, ${perPost} per POST, on ${BEFORE_LABEL} (\`BENCH_BEFORE\`), interleaved in the same run`,
+              summary(before, perPost),
+              ""
+            )
+          ))
+    ]
     writeFileSync(
       join(here, "MESSAGING.md"),
-      `# Messaging benchmarks (issue 11)
+      `# Messaging benchmarks
 
 \`npm run bench:messaging\` on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores,
-PostgreSQL; ${Processes.pinning}.
+PostgreSQL; ${Processes.pinning}. Inbound messages are counted in the database, not by the
+acknowledgements: an acknowledged message is stored when the answer leaves.
 
 | what | result | target |
 |---|---|---|
-| inbound: signed batches of 10 to \`/webhooks/whatsapp\`, ${CONNECTIONS} connections, ${SECONDS} s | ${inboundRate.toFixed(0)} messages stored/s; acknowledgement p50 ${inbound.p50} ms, p99 ${inbound.p99} ms | ≥ 1,000/s, p99 ≤ 100 ms |
-${
-  previous === undefined
-    ? ""
-    : `| inbound, the same load on ${BEFORE_LABEL} (\`BENCH_BEFORE\`), in the same run | ${previous.rate.toFixed(0)} messages stored/s; acknowledgement p50 ${previous.inbound.p50} ms, p99 ${previous.inbound.p99} ms | |\n`
-}| outbound: one \`leadline worker\` draining ${OUTBOUND} queued messages to the simulator (no rate limit; sent, delivered and read played back through the inbound route, in the worker) | sent: ${outboundRate.toFixed(0)} messages/s (${drained.toFixed(1)} s); every status in: ${(OUTBOUND / settled).toFixed(0)} messages/s (${settled.toFixed(1)} s; ${states!.read} read, ${states!.failed} failed) | ≥ 1,000/s |
+${rows.join("\n")}
+| outbound: one \`leadline worker\` draining ${OUTBOUND} queued messages to the simulator (no rate limit; sent, delivered and read played back through the inbound route, in the worker) | sent: ${outboundRate.toFixed(0)} messages/s (${drained.toFixed(1)} s); every status in: ${(OUTBOUND / settled).toFixed(0)} messages/s (${settled.toFixed(1)} s; ${states!.read} read, ${states!.failed} failed) | ≥ 1,000/s |
 `
     )
     log("wrote bench/MESSAGING.md")

@@ -92,7 +92,8 @@ export const api = (options: ApiOptions) =>
       options.routes,
       // Meta's webhook, beside the API: its signature, JSON and raw body are whatsapp-adapter's.
       WebhookRoute.routes({
-        maxBodyBytes: options.routes.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        // Meta's bodies are small and its limit is the contract's (docs/contract-messaging.md §6.1), not the API's setting.
+        maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
         reject: rejection
       })
     ),

@@ -145,7 +145,8 @@ const onDatabase = (name: string, postgres: "when-configured" | "never") =>
         expect(plan!["QUERY PLAN"][0]!.Plan["Plan Rows"], table).toBe(2)
       }
       const settings = await rows<{ proname: string; proconfig: ReadonlyArray<string> | null }>(
-        "SELECT proname, proconfig FROM pg_proc WHERE proname LIKE '%\\_tally' ORDER BY proname"
+        // This test's schema only: other test files migrate schemas of their own in the same database at once.
+        "SELECT proname, proconfig FROM pg_proc WHERE proname LIKE '%\\_tally' AND pronamespace = current_schema()::regnamespace ORDER BY proname"
       )
       expect(settings).toEqual([
         { proname: "conversations_tally", proconfig: ["jit=off"] },

@@ -16,8 +16,12 @@ import { InboundReceived } from "../messages/InboundReceived.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessageStatuses, type Update } from "../messages/MessageStatuses.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
+import * as GroupCommit from "../internal/GroupCommit.ts"
 import { Transactor } from "../Transactor.ts"
 import type { Change, InboundMessage, StatusUpdate } from "./InboundBatch.ts"
+
+/** How many webhooks' batches one transaction stores at most. */
+const MAX_WEBHOOKS_PER_TRANSACTION = 64
 
 /** What a batch came to: messages stored, redeliveries of stored ones, items not ours to keep. */
 export interface Receipt {
@@ -29,7 +33,8 @@ export interface Receipt {
 /**
  * A WhatsApp webhook's batch (docs/contract-messaging.md §6.1), already verified and read by the
  * transport (`@leadline/whatsapp-adapter`): each item on its own, all items of one POST in one
- * transaction. A duplicate (Meta redelivers) changes nothing and emits nothing.
+ * transaction (shared with the POSTs that arrived while the one before ran), committed before
+ * `receive` answers. A duplicate (Meta redelivers) changes nothing and emits nothing.
  */
 export class Inbound extends Context.Service<
   Inbound,
@@ -144,7 +149,8 @@ export class Inbound extends Context.Service<
         }
         const storedIds = yield* messages.insertInbound(accountId, built)
         const stored = built.filter((message) => storedIds.has(message.id))
-        if (stored.length === 0) return 0
+        const flags = built.map((message) => storedIds.has(message.id))
+        if (stored.length === 0) return flags
         yield* OpsMetrics.countMessages(
           "inbound",
           stored.map((message) => message.status)
@@ -166,7 +172,7 @@ export class Inbound extends Context.Service<
         yield* emitAll(stored.map((message) => pending(MessageEvents.received, message)))
         // After message.received, in the same transaction: the resources above react (orders, agents).
         yield* received.run({ accountId, messages: stored, threads })
-        return stored.length
+        return flags
       })
 
       /**
@@ -185,10 +191,12 @@ export class Inbound extends Context.Service<
           items.map((item) => item.externalId)
         )
         const updates: Array<Update> = []
-        for (const item of items) {
+        const itemOf: Array<number> = []
+        for (const [index, item] of items.entries()) {
           const byExternal = known.get(item.externalId)
           const messageId = byExternal ?? item.callbackData
           if (messageId === null) continue
+          itemOf.push(index)
           updates.push({
             messageId,
             incoming: { status: item.status, at: item.timestamp.toISOString(), error: item.error },
@@ -197,43 +205,83 @@ export class Inbound extends Context.Service<
           })
         }
         const results = yield* statuses.applyAll(accountId, updates)
-        return results.filter((message) => message !== undefined).length
+        const ours = items.map(() => false)
+        results.forEach((message, k) => {
+          if (message !== undefined) ours[itemOf[k]!] = true
+        })
+        return ours
       })
 
-      const receive = (changes: ReadonlyArray<Change>) =>
+      /**
+       * The batches of several webhooks in one transaction: each phone number's messages and
+       * statuses merged across them (one set of statements per number, however many POSTs), and
+       * a receipt per webhook.
+       */
+      const receiveAll = (batches: ReadonlyArray<ReadonlyArray<Change>>) =>
         Effect.gen(function* () {
-          let stored = 0
-          let duplicates = 0
-          let skipped = 0
+          const receipts = batches.map(() => ({ stored: 0, duplicates: 0, skipped: 0 }))
+          const merged = new Map<
+            string,
+            {
+              messages: Array<InboundMessage>
+              messageFrom: Array<number>
+              statuses: Array<StatusUpdate>
+              statusFrom: Array<number>
+              errors: Array<Change["errors"][number]>
+            }
+          >()
+          batches.forEach((changes, from) => {
+            for (const change of changes) {
+              let number = merged.get(change.phoneNumberId)
+              if (number === undefined) {
+                number = { messages: [], messageFrom: [], statuses: [], statusFrom: [], errors: [] }
+                merged.set(change.phoneNumberId, number)
+              }
+              for (const message of change.messages) {
+                number.messages.push(message)
+                number.messageFrom.push(from)
+              }
+              for (const status of change.statuses) {
+                number.statuses.push(status)
+                number.statusFrom.push(from)
+              }
+              number.errors.push(...change.errors)
+            }
+          })
           yield* transactor.withTransaction(
             Effect.forEach(
-              changes,
-              Effect.fnUntraced(function* (change) {
-                const connection = yield* channels.connection(change.phoneNumberId)
+              merged,
+              Effect.fnUntraced(function* ([phoneNumberId, change]) {
+                const connection = yield* channels.connection(phoneNumberId)
                 if (connection === undefined || connection.channel.status !== "active") {
-                  if (!warned.has(change.phoneNumberId)) {
-                    warned.add(change.phoneNumberId)
+                  if (!warned.has(phoneNumberId)) {
+                    warned.add(phoneNumberId)
                     yield* Effect.logWarning(
-                      `WhatsApp webhook for phone_number_id ${change.phoneNumberId}: no active channel; acknowledged and skipped`
+                      `WhatsApp webhook for phone_number_id ${phoneNumberId}: no active channel; acknowledged and skipped`
                     )
                   }
-                  skipped += change.messages.length + change.statuses.length
+                  for (const from of [...change.messageFrom, ...change.statusFrom]) receipts[from]!.skipped++
                   return
                 }
                 const { accountId, channel } = connection
                 const asSystem = Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
                 if (change.messages.length > 0) {
-                  const fresh = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
-                  stored += fresh
-                  duplicates += change.messages.length - fresh
+                  const stored = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
+                  stored.forEach((fresh, i) => {
+                    const receipt = receipts[change.messageFrom[i]!]!
+                    if (fresh) receipt.stored++
+                    else receipt.duplicates++
+                  })
                 }
                 if (change.statuses.length > 0) {
-                  skipped +=
-                    change.statuses.length - (yield* asSystem(applyStatuses(accountId, channel.id, change.statuses)))
+                  const ours = yield* asSystem(applyStatuses(accountId, channel.id, change.statuses))
+                  ours.forEach((known, i) => {
+                    if (!known) receipts[change.statusFrom[i]!]!.skipped++
+                  })
                 }
                 for (const error of change.errors) {
                   yield* Effect.logWarning(
-                    `WhatsApp reported an error for phone_number_id ${change.phoneNumberId}: ${error.code ?? "?"} ${error.title ?? ""} ${error.message ?? ""}`
+                    `WhatsApp reported an error for phone_number_id ${phoneNumberId}: ${error.code ?? "?"} ${error.title ?? ""} ${error.message ?? ""}`
                   )
                 }
                 // An error about the number itself (its throughput, say) is what the account sees on the channel.
@@ -249,8 +297,12 @@ export class Inbound extends Context.Service<
               { discard: true }
             ).pipe(Effect.provideService(Outbox, outbox))
           )
-          return { stored, duplicates, skipped }
+          return receipts as ReadonlyArray<Receipt>
         })
+
+      // Meta sends one message per webhook: the POSTs that arrive while a transaction runs are
+      // stored together in the next, each answered once its own is committed.
+      const receive = yield* GroupCommit.make(receiveAll, { maxBatch: MAX_WEBHOOKS_PER_TRANSACTION })
 
       return Inbound.of({ receive })
     })

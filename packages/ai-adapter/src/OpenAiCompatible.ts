@@ -1,4 +1,4 @@
-import { NodeHttpClient } from "@effect/platform-node"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { AiModel, type Completion, type CompletionRequest } from "@leadline/core/llm/AiModel"
 import * as Prompt from "@leadline/core/llm/Prompt"
 import { AiProviderError, AiProviderTimeout } from "@leadline/core/Errors"

@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, type Effect, Exit, Runtime } from "effect"
 
 /** `NodeRuntime.runMain`, where a shutdown asked for by a signal is a clean exit (0), not a failure. */

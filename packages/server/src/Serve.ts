@@ -1,5 +1,5 @@
 import { createServer } from "@leadline/http-adapter/NodeServer"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
 import { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"

@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"

@@ -1,0 +1,148 @@
+import { spawn } from "node:child_process"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Postgres from "./Postgres.ts"
+import * as Processes from "./Processes.ts"
+
+/**
+ * `npm run bench:startup`: from launching the server to its first answer (`GET /healthz` 200),
+ * as a user meets it: on a fresh embedded database, on one that exists, and on PostgreSQL
+ * (fresh and migrated), from the built package (`dist/`, what `npx leadline` runs) and from the
+ * sources (`npm start` in the repository); and the CLI's quick command (`leadline --help`).
+ * BENCH_ROUNDS (3) launches each, medians reported. Writes bench/STARTUP.md.
+ */
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const root = join(import.meta.dirname, "..", "..")
+const here = join(import.meta.dirname, "..")
+const log = (line: string) => console.log(`[bench:startup] ${line}`)
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+const FORMS = {
+  built: ["packages/server/dist/main.js"],
+  sources: ["--conditions=@leadline/source", "packages/server/src/main.ts"]
+} as const
+type Form = keyof typeof FORMS
+
+/** Milliseconds from spawn to the first 200 of /healthz, and the resident set then. */
+const launch = async (form: Form, env: Record<string, string>) => {
+  const started = performance.now()
+  const child = spawn(process.execPath, [...FORMS[form]], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      LEADLINE_ADMIN_TOKEN: Processes.ADMIN_TOKEN,
+      LOG_LEVEL: "info",
+      ...env
+    },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString()
+  }
+  child.stdout!.on("data", collect)
+  child.stderr!.on("data", collect)
+  const exited = new Promise<void>((done) => child.on("exit", () => done()))
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${output}`)
+      if (performance.now() - started > 60_000) throw new Error(`no answer in 60 s: ${output}`)
+      // The port is known once the server says it listens; it answers 503 until its routes are attached.
+      const port = /Listening on http:\/\/[^:]+:(\d+)/.exec(output)?.[1]
+      const ok =
+        port !== undefined &&
+        (await fetch(`http://127.0.0.1:${port}/healthz`)
+          .then((response) => response.status === 200)
+          .catch(() => false))
+      if (ok) break
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return performance.now() - started
+  } finally {
+    child.kill("SIGTERM")
+    await exited
+  }
+}
+
+const cli = async (form: Form, args: ReadonlyArray<string>) => {
+  const entry =
+    form === "built"
+      ? ["packages/server/dist/bin/leadline.js"]
+      : ["--conditions=@leadline/source", "packages/server/src/bin/leadline.ts"]
+  const started = performance.now()
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: root, stdio: "ignore" })
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`leadline ${args.join(" ")}: ${code}`))))
+  })
+  return performance.now() - started
+}
+
+const main = async () => {
+  if (!existsSync(join(root, FORMS.built[0])))
+    throw new Error("run `npm run build` first: the built server is measured too")
+  const rows: Array<string> = []
+  const record = (what: string, form: Form, times: ReadonlyArray<number>, target: string) => {
+    const line = `| ${what} | ${form} | ${median(times).toFixed(0)} ms | ${times.map((t) => t.toFixed(0)).join(", ")} | ${target} |`
+    log(line)
+    rows.push(line)
+  }
+  for (const form of ["built", "sources"] as const) {
+    const fresh: Array<number> = []
+    const existing: Array<number> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const dataDir = mkdtempSync(join(tmpdir(), "leadline-startup-"))
+      try {
+        const env = { DATABASE_URL: "", LEADLINE_DATA_DIR: dataDir }
+        fresh.push(await launch(form, env))
+        existing.push(await launch(form, env))
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    }
+    record("embedded database, fresh", form, fresh, "≤ 3,000 ms")
+    record("embedded database, existing", form, existing, "≤ 1,000 ms")
+    const pgFresh: Array<number> = []
+    const pgExisting: Array<number> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      const db = await Postgres.freshDatabase("startup")
+      try {
+        const env = { DATABASE_URL: db.url, LEADLINE_DATA_DIR: mkdtempSync(join(tmpdir(), "leadline-startup-")) }
+        pgFresh.push(await launch(form, env))
+        pgExisting.push(await launch(form, env))
+      } finally {
+        await db.drop()
+      }
+    }
+    record("PostgreSQL, fresh database", form, pgFresh, "")
+    record("PostgreSQL, migrated", form, pgExisting, "≤ 1,000 ms")
+    const help: Array<number> = []
+    for (let round = 0; round < ROUNDS; round++) help.push(await cli(form, ["--help"]))
+    record("`leadline --help`", form, help, "≤ 1,000 ms")
+  }
+  writeFileSync(
+    join(here, "STARTUP.md"),
+    `# Start-up
+
+\`npm run bench:startup -w @leadline/bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, Node ${process.version}.
+From launching the process to the first 200 of \`GET /healthz\` (the database opened and migrated, every route attached),
+${ROUNDS} launches each, the median and every launch. "built" is the published package's \`dist/\` (what \`npx leadline\`
+runs); "sources" is \`npm start\` in the repository (Node strips the TypeScript of every module as it loads it).
+
+| what | form | median | launches | target |
+|---|---|---|---|---|
+${rows.join("\n")}
+`
+  )
+  log("wrote bench/STARTUP.md")
+}
+
+await main()

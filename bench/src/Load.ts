@@ -4,6 +4,8 @@ export interface LoadResult {
   readonly requestsPerSecond: number
   readonly p50: number
   readonly p99: number
+  /** The slowest one in a thousand: where pool waits and pauses show first. */
+  readonly p999: number
   readonly non2xx: number
   readonly errors: number
 }
@@ -57,6 +59,7 @@ export const run = (options: LoadOptions): Promise<LoadResult> =>
           requestsPerSecond: result.requests.average,
           p50: result.latency.p50,
           p99: result.latency.p99,
+          p999: result.latency.p99_9,
           non2xx: result.non2xx,
           errors: result.errors
         })

@@ -142,6 +142,7 @@ const summarize = (results: ReadonlyArray<Load.LoadResult>) => ({
   requestsPerSecond: Load.median(results.map((r) => r.requestsPerSecond)),
   p50: Load.median(results.map((r) => r.p50)),
   p99: Load.median(results.map((r) => r.p99)),
+  p999: Load.median(results.map((r) => r.p999)),
   non2xx: results.reduce((sum, r) => sum + r.non2xx + r.errors, 0)
 })
 

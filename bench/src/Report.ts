@@ -79,6 +79,24 @@ export const render = (report: any): string => {
       )
     }
   }
+  if (report.memory !== undefined) {
+    lines.push("", "## Resident set", "")
+    lines.push(
+      `Each server process's resident set (VmRSS), on PostgreSQL: at idle (started and seeded, before any load), right after the`,
+      `route loads above, and after ${report.memoryRestSeconds} s of rest. Targets (issue 31): idle ≤ 2× the baseline's, and back within 1.5× of idle.`,
+      ""
+    )
+    lines.push(
+      "| server | idle MB | after the load MB | after the rest MB | idle ÷ baseline's | rest ÷ idle |",
+      "|---|---|---|---|---|---|"
+    )
+    const baselineIdle = report.memory.baseline?.idleMB
+    for (const [which, m] of Object.entries(report.memory) as Array<[string, any]>) {
+      lines.push(
+        `| ${which} | ${fixed(m.idleMB, 0)} | ${fixed(m.loadedMB, 0)} | ${fixed(m.restedMB, 0)} | ${fixed(m.idleMB / baselineIdle, 2)} | ${fixed(m.restedMB / m.idleMB, 2)} |`
+      )
+    }
+  }
   const hook = report.webhookLatency
   const worker = report.workerThroughput
   lines.push("", "## Webhook pipeline", "")

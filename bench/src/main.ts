@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
 import * as BaselineSeed from "../baseline/Seed.ts"
@@ -170,6 +170,20 @@ const measureScale = async (url: string, keys: { readonly small: string; readonl
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
+/** A server process's resident set in MB, from /proc (taskset execs the server, so the pid is the server's). */
+const residentMB = (server: Processes.Running): number => {
+  try {
+    const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8")
+    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1])
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : Number.NaN
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** How long a server rests after the load before its resident set is read again. */
+const REST_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 15)
+
 const main = async () => {
   Processes.pinSelf()
   // Each server on a fresh database of its own: Leadline migrates its database on start, the
@@ -213,6 +227,14 @@ const main = async () => {
     await expectTotal("baseline", baseline.url, baselineAccount.apiKey, SMALL_LEADS)
     log(`Leadline on ${leadlineDb.name}, baseline on ${baselineDb.name}, ${SMALL_LEADS} leads each`)
 
+    // Resident sets at idle (started, seeded, not yet loaded), after the route loads, and after a rest.
+    const idle = Object.fromEntries(
+      (["leadline", "baseline", "before"] as const).flatMap((which) => {
+        const process = which === "leadline" ? leadline : which === "baseline" ? baseline : before
+        return process === undefined ? [] : [[which, residentMB(process)]]
+      })
+    )
+
     // HTTP routes at every connection count, alternating the two servers round by round.
     const routes: Array<RouteResult> = []
     for (const route of ROUTES) {
@@ -251,6 +273,29 @@ const main = async () => {
         rounds: { leadline: r.leadline, baseline: r.baseline, ...(r.before.length === 0 ? {} : { before: r.before }) }
       }
     })
+    const loadedMB = {
+      leadline: residentMB(leadline),
+      baseline: residentMB(baseline),
+      before: before && residentMB(before)
+    }
+    await new Promise((resolve) => setTimeout(resolve, REST_SECONDS * 1000))
+    const restedMB = {
+      leadline: residentMB(leadline),
+      baseline: residentMB(baseline),
+      before: before && residentMB(before)
+    }
+    report.memory = Object.fromEntries(
+      Object.keys(idle).map((which) => [
+        which,
+        {
+          idleMB: idle[which],
+          loadedMB: loadedMB[which as keyof typeof loadedMB],
+          restedMB: restedMB[which as keyof typeof restedMB]
+        }
+      ])
+    )
+    report.memoryRestSeconds = REST_SECONDS
+    log(`resident sets ${JSON.stringify(report.memory)}`)
     await baseline.stop()
     await before?.stop()
     const apiKey: string = account.body.api_key

@@ -72,12 +72,6 @@ const batch = (size: number): string => {
   )
 }
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
-
 interface Figure {
   readonly rate: number
   readonly p50: number
@@ -163,9 +157,9 @@ const inboundRound = async (label: string, checkout?: string) => {
 const summary = (rounds: ReadonlyArray<ReadonlyMap<number, Figure>>, perPost: number): Figure => {
   const of = rounds.map((round) => round.get(perPost)!)
   return {
-    rate: median(of.map((f) => f.rate)),
-    p50: median(of.map((f) => f.p50)),
-    p99: median(of.map((f) => f.p99)),
+    rate: Load.median(of.map((f) => f.rate)),
+    p50: Load.median(of.map((f) => f.p50)),
+    p99: Load.median(of.map((f) => f.p99)),
     non2xx: of.reduce((sum, f) => sum + f.non2xx, 0)
   }
 }

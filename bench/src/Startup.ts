@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 
@@ -17,12 +18,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const root = join(import.meta.dirname, "..", "..")
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:startup] ${line}`)
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-}
 
 const FORMS = {
   built: ["packages/server/dist/main.js"],
@@ -91,7 +86,7 @@ const main = async () => {
     throw new Error("run `npm run build` first: the built server is measured too")
   const rows: Array<string> = []
   const record = (what: string, form: Form, times: ReadonlyArray<number>, target: string) => {
-    const line = `| ${what} | ${form} | ${median(times).toFixed(0)} ms | ${times.map((t) => t.toFixed(0)).join(", ")} | ${target} |`
+    const line = `| ${what} | ${form} | ${Load.median(times).toFixed(0)} ms | ${times.map((t) => t.toFixed(0)).join(", ")} | ${target} |`
     log(line)
     rows.push(line)
   }

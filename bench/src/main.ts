@@ -228,12 +228,9 @@ const main = async () => {
     log(`Leadline on ${leadlineDb.name}, baseline on ${baselineDb.name}, ${SMALL_LEADS} leads each`)
 
     // Resident sets at idle (started, seeded, not yet loaded), after the route loads, and after a rest.
-    const idle = Object.fromEntries(
-      (["leadline", "baseline", "before"] as const).flatMap((which) => {
-        const process = which === "leadline" ? leadline : which === "baseline" ? baseline : before
-        return process === undefined ? [] : [[which, residentMB(process)]]
-      })
-    )
+    const measured = Object.entries({ leadline, baseline, ...(before === undefined ? {} : { before }) })
+    const residentSets = () => measured.map(([, server]) => residentMB(server))
+    const idle = residentSets()
 
     // HTTP routes at every connection count, alternating the two servers round by round.
     const routes: Array<RouteResult> = []
@@ -273,26 +270,11 @@ const main = async () => {
         rounds: { leadline: r.leadline, baseline: r.baseline, ...(r.before.length === 0 ? {} : { before: r.before }) }
       }
     })
-    const loadedMB = {
-      leadline: residentMB(leadline),
-      baseline: residentMB(baseline),
-      before: before && residentMB(before)
-    }
+    const afterLoad = residentSets()
     await new Promise((resolve) => setTimeout(resolve, REST_SECONDS * 1000))
-    const restedMB = {
-      leadline: residentMB(leadline),
-      baseline: residentMB(baseline),
-      before: before && residentMB(before)
-    }
+    const rested = residentSets()
     report.memory = Object.fromEntries(
-      Object.keys(idle).map((which) => [
-        which,
-        {
-          idleMB: idle[which],
-          loadedMB: loadedMB[which as keyof typeof loadedMB],
-          restedMB: restedMB[which as keyof typeof restedMB]
-        }
-      ])
+      measured.map(([which], i) => [which, { idleMB: idle[i], loadedMB: afterLoad[i], restedMB: rested[i] }])
     )
     report.memoryRestSeconds = REST_SECONDS
     log(`resident sets ${JSON.stringify(report.memory)}`)

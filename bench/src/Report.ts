@@ -60,13 +60,13 @@ export const render = (report: any): string => {
       `Before and after: the same run also loaded Leadline as it was before (\`BENCH_BEFORE\`: ${report.settings.before}), on a database of its own.`,
       "Ratios against the same baseline, medians of the rounds.",
       "",
-      "| route | connections | before req/s | before ratio | after req/s | after ratio |",
-      "|---|---|---|---|---|---|"
+      "| route | connections | before req/s | before ratio | before p99 ms | after req/s | after ratio | after p99 ms | baseline p99 ms |",
+      "|---|---|---|---|---|---|---|---|---|"
     )
     for (const r of report.routes) {
       if (r.beforeRatio === undefined) continue
       lines.push(
-        `| ${r.route} | ${r.connections} | ${fixed(r.before.requestsPerSecond, 0)} | ${fixed(r.beforeRatio, 2)} | ${fixed(r.leadline.requestsPerSecond, 0)} | ${fixed(r.medianRatio, 2)} |`
+        `| ${r.route} | ${r.connections} | ${fixed(r.before.requestsPerSecond, 0)} | ${fixed(r.beforeRatio, 2)} | ${fixed(r.before.p99, 1)} | ${fixed(r.leadline.requestsPerSecond, 0)} | ${fixed(r.medianRatio, 2)} | ${fixed(r.leadline.p99, 1)} | ${fixed(r.baseline.p99, 1)} |`
       )
     }
   }

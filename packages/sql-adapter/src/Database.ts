@@ -1,10 +1,10 @@
 import { join, resolve } from "node:path"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, type Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Migrations from "./Migrations.ts"
 import * as Notifications from "./Notifications.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as PgServerClient from "./PgServerClient.ts"
 import * as WalFlush from "./WalFlush.ts"
 
 export interface Config {
@@ -52,15 +52,11 @@ export const client = (config: Config) =>
     ? Notifications.layerPglite.pipe(
         Layer.provideMerge(PgliteClient.layer(config.dataDir === MEMORY ? undefined : pgliteDirectory(config.dataDir)))
       )
-    : Notifications.layerPg.pipe(
-        Layer.provideMerge(
-          PgClient.layer({
-            url: config.url,
-            maxConnections: config.maxConnections ?? 10,
-            ...(config.schema === undefined ? {} : { startupOptions: `-c search_path=${config.schema}` })
-          })
-        )
-      )
+    : PgServerClient.layer({
+        url: config.url,
+        maxConnections: config.maxConnections ?? 10,
+        ...(config.schema === undefined ? {} : { startupOptions: `-c search_path=${config.schema}` })
+      })
 
 /** Applies every migration not yet applied; returns what it applied. */
 export const migrate = Migrations.run

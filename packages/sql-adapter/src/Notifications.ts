@@ -1,4 +1,3 @@
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Queue, type Scope } from "effect"
 import * as PgliteClient from "./PgliteClient.ts"
 
@@ -20,21 +19,20 @@ export class Notifications extends Context.Service<
   { readonly listen: (channel: string) => Effect.Effect<Effect.Effect<void>, never, Scope.Scope> }
 >()("sql-adapter/Notifications") {}
 
-export const layerPg = Layer.effect(
-  Notifications,
-  Effect.map(PgClient.PgClient, (pg) =>
-    Notifications.of({
-      listen: (channel) =>
-        pg.listen(channel).pipe(
-          Effect.map((queue) =>
-            // A lost listener connection ends the stream of wake-ups; the worker's polling carries on.
-            Effect.asVoid(Effect.catchCause(Queue.take(queue), () => Effect.never))
-          ),
-          Effect.catchCause(() => Effect.succeed(Effect.never))
-        )
-    })
-  )
-)
+/** LISTEN over queues of notifications (a PostgreSQL server's sessions). */
+export const fromQueues = (
+  listen: (channel: string) => Effect.Effect<Queue.Dequeue<unknown, unknown>, unknown, Scope.Scope>
+) =>
+  Notifications.of({
+    listen: (channel) =>
+      listen(channel).pipe(
+        Effect.map((queue) =>
+          // A lost listener connection ends the stream of wake-ups; the worker's polling carries on.
+          Effect.asVoid(Effect.catchCause(Queue.take(queue), () => Effect.never))
+        ),
+        Effect.catchCause(() => Effect.succeed(Effect.never))
+      )
+  })
 
 export const layerPglite = Layer.effect(
   Notifications,

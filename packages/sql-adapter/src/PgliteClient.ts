@@ -2,11 +2,12 @@ import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { ConnectionError, SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+import * as FifoGate from "./internal/FifoGate.ts"
 
 /**
  * An `SqlClient` over an in-process PGlite database. PGlite is one session, so
@@ -38,7 +39,8 @@ export const make = Effect.fnUntraced(function* (dataDir: string | undefined) {
     }),
     (db) => Effect.promise(() => db.close())
   )
-  const lock = yield* Semaphore.make(1)
+  // One session: a lease is the lock on it, handed over in the order fibers asked for it.
+  const lock = FifoGate.make(1)
 
   const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
     Effect.tryPromise({
@@ -64,10 +66,7 @@ export const make = Effect.fnUntraced(function* (dataDir: string | undefined) {
     executeUnprepared: rows
   }
 
-  const acquirer = Effect.as(
-    Effect.acquireRelease(Semaphore.take(lock, 1), () => Semaphore.release(lock, 1)),
-    connection
-  )
+  const acquirer = Effect.as(lock.scoped, connection)
 
   const client = yield* SqlClient.make({
     acquirer,

@@ -37,6 +37,15 @@ const run = (what: string, cli: string | undefined, args: ReadonlyArray<string>,
 if (!dashboardOnly) {
   run("the packages", cliOf(".", "typescript", "bin/tsc"), ["-b", "tsconfig.build.json"], root)
   console.log("build: the packages compiled into packages/*/dist")
+  // A new embedded database is unpacked from this instead of running initdb (sql-adapter/src/PgliteTemplate.ts).
+  const template = spawnSync(process.execPath, ["packages/sql-adapter/src/PgliteTemplate.ts"], {
+    cwd: root,
+    stdio: "inherit"
+  })
+  if (template.status !== 0) {
+    console.error("build: the embedded database's template failed (see above)")
+    process.exit(template.status ?? 1)
+  }
 }
 run("the dashboard", cliOf("packages/dashboard", "vite", "bin/vite.js"), ["build"], `${root}packages/dashboard`)
 console.log("build: the dashboard built into packages/server/dist/dashboard, served at /dashboard")

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { constants, tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -148,3 +148,17 @@ export const worker = (databaseUrl: string, env: Record<string, string> = {}) =>
     },
     /Webhook worker on()/
   )
+
+/** A process's resident set in MB, from /proc (taskset execs the server, so the pid is the server's). */
+export const residentMB = (pid: number | undefined): number => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1])
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : Number.NaN
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** How long a server has had no request when its resident set is read as "idle". */
+export const IDLE_SECONDS = 4

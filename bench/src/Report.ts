@@ -82,7 +82,7 @@ export const render = (report: any): string => {
   if (report.memory !== undefined) {
     lines.push("", "## Resident set", "")
     lines.push(
-      `Each server process's resident set (VmRSS), on PostgreSQL: at idle (started and seeded, before any load), right after the`,
+      `Each server process's resident set (VmRSS), on PostgreSQL: at idle (started and seeded, before any load, after 4 s without a request), right after the`,
       `route loads above, and after ${report.memoryRestSeconds} s of rest. Targets (issue 31): idle ≤ 2× the baseline's, and back within 1.5× of idle.`,
       ""
     )

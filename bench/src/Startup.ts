@@ -25,7 +25,7 @@ const FORMS = {
 } as const
 type Form = keyof typeof FORMS
 
-/** Milliseconds from spawn to the first 200 of /healthz, and the resident set then. */
+/** Milliseconds from spawn to the first 200 of /healthz, and the resident set after IDLE_SECONDS without a request. */
 const launch = async (form: Form, env: Record<string, string>) => {
   const started = performance.now()
   const child = spawn(process.execPath, [...FORMS[form]], {
@@ -61,7 +61,9 @@ const launch = async (form: Form, env: Record<string, string>) => {
       if (ok) break
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
-    return performance.now() - started
+    const ms = performance.now() - started
+    await new Promise((resolve) => setTimeout(resolve, Processes.IDLE_SECONDS * 1000))
+    return { ms, idleMB: Processes.residentMB(child.pid) }
   } finally {
     child.kill("SIGTERM")
     await exited
@@ -85,14 +87,23 @@ const main = async () => {
   if (!existsSync(join(root, FORMS.built[0])))
     throw new Error("run `npm run build` first: the built server is measured too")
   const rows: Array<string> = []
-  const record = (what: string, form: Form, times: ReadonlyArray<number>, target: string) => {
-    const line = `| ${what} | ${form} | ${Load.median(times).toFixed(0)} ms | ${times.map((t) => t.toFixed(0)).join(", ")} | ${target} |`
+  const record = (
+    what: string,
+    form: Form,
+    launches: ReadonlyArray<{ readonly ms: number; readonly idleMB?: number }>,
+    target: string,
+    memoryTarget = ""
+  ) => {
+    const times = launches.map((launch) => launch.ms)
+    const idle = launches.flatMap((launch) => (launch.idleMB === undefined ? [] : [launch.idleMB]))
+    const memory = idle.length === 0 ? "" : `${Load.median(idle).toFixed(0)} MB`
+    const line = `| ${what} | ${form} | ${Load.median(times).toFixed(0)} ms | ${times.map((t) => t.toFixed(0)).join(", ")} | ${target} | ${memory} | ${memoryTarget} |`
     log(line)
     rows.push(line)
   }
   for (const form of ["built", "sources"] as const) {
-    const fresh: Array<number> = []
-    const existing: Array<number> = []
+    const fresh: Array<{ ms: number; idleMB: number }> = []
+    const existing: Array<{ ms: number; idleMB: number }> = []
     for (let round = 0; round < ROUNDS; round++) {
       const dataDir = mkdtempSync(join(tmpdir(), "leadline-startup-"))
       try {
@@ -103,10 +114,10 @@ const main = async () => {
         rmSync(dataDir, { recursive: true, force: true })
       }
     }
-    record("embedded database, fresh", form, fresh, "≤ 3,000 ms")
-    record("embedded database, existing", form, existing, "≤ 1,000 ms")
-    const pgFresh: Array<number> = []
-    const pgExisting: Array<number> = []
+    record("embedded database, fresh", form, fresh, "≤ 3,000 ms", "≤ 200 MB")
+    record("embedded database, existing", form, existing, "≤ 1,000 ms", "≤ 200 MB")
+    const pgFresh: Array<{ ms: number; idleMB: number }> = []
+    const pgExisting: Array<{ ms: number; idleMB: number }> = []
     for (let round = 0; round < ROUNDS; round++) {
       const db = await Postgres.freshDatabase("startup")
       try {
@@ -119,8 +130,8 @@ const main = async () => {
     }
     record("PostgreSQL, fresh database", form, pgFresh, "")
     record("PostgreSQL, migrated", form, pgExisting, "≤ 1,000 ms")
-    const help: Array<number> = []
-    for (let round = 0; round < ROUNDS; round++) help.push(await cli(form, ["--help"]))
+    const help: Array<{ ms: number }> = []
+    for (let round = 0; round < ROUNDS; round++) help.push({ ms: await cli(form, ["--help"]) })
     record("`leadline --help`", form, help, "≤ 1,000 ms")
   }
   writeFileSync(
@@ -129,11 +140,12 @@ const main = async () => {
 
 \`npm run bench:startup -w @leadline/bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus()[0]?.model ?? "?"}, ${cpus().length} cores, Node ${process.version}.
 From launching the process to the first 200 of \`GET /healthz\` (the database opened and migrated, every route attached),
-${ROUNDS} launches each, the median and every launch. "built" is the published package's \`dist/\` (what \`npx leadline\`
+${ROUNDS} launches each, the median and every launch; then, ${Processes.IDLE_SECONDS} s later without a request, the server's
+resident set (VmRSS, the median of the launches). "built" is the published package's \`dist/\` (what \`npx leadline\`
 runs); "sources" is \`npm start\` in the repository (Node strips the TypeScript of every module as it loads it).
 
-| what | form | median | launches | target |
-|---|---|---|---|---|
+| what | form | median | launches | target | idle resident set | target |
+|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 `
   )

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
 import * as BaselineSeed from "../baseline/Seed.ts"
@@ -170,17 +170,6 @@ const measureScale = async (url: string, keys: { readonly small: string; readonl
 
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
-/** A server process's resident set in MB, from /proc (taskset execs the server, so the pid is the server's). */
-const residentMB = (server: Processes.Running): number => {
-  try {
-    const status = readFileSync(`/proc/${server.process.pid}/status`, "utf8")
-    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1])
-    return Number.isFinite(kb) ? Math.round(kb / 1024) : Number.NaN
-  } catch {
-    return Number.NaN
-  }
-}
-
 /** How long a server rests after the load before its resident set is read again. */
 const REST_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 15)
 
@@ -229,7 +218,9 @@ const main = async () => {
 
     // Resident sets at idle (started, seeded, not yet loaded), after the route loads, and after a rest.
     const measured = Object.entries({ leadline, baseline, ...(before === undefined ? {} : { before }) })
-    const residentSets = () => measured.map(([, server]) => residentMB(server))
+    const residentSets = () => measured.map(([, server]) => Processes.residentMB(server.process.pid))
+    // Idle is a server that has had no request for a while (HeapTrim gives back what start-up grew after 2 s).
+    await new Promise((resolve) => setTimeout(resolve, Processes.IDLE_SECONDS * 1000))
     const idle = residentSets()
 
     // HTTP routes at every connection count, alternating the two servers round by round.

@@ -12,6 +12,7 @@ import * as Composition from "./Composition.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, withSettings } from "./Config.ts"
 import * as Deployment from "./Deployment.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as HeapTrim from "./HeapTrim.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
 import * as WhatsApp from "./WhatsApp.ts"
@@ -83,5 +84,7 @@ const serveWith = (config: ServerConfig) =>
     yield* Dashboard.isBuilt(dashboardDist)
       ? Effect.logInfo(`Dashboard at http://localhost:${config.port}${Dashboard.DASHBOARD_PATH}/`)
       : Effect.logWarning(`Dashboard not built (no ${dashboardDist}): run npm run build:dashboard in the repository`)
+    // Quiet after start-up or a burst of requests, the heap gives back what the work grew.
+    yield* Effect.forkChild(HeapTrim.whenQuiet({ quietSeconds: 2 }))
     return yield* Layer.launch(server)
   })

@@ -79,10 +79,29 @@ export const render = (report: any): string => {
       )
     }
   }
+  if (report.routes.some((r: any) => r.embeddedRatio !== undefined)) {
+    lines.push(
+      "",
+      "## The embedded default",
+      "",
+      "The same server on its embedded database (PGlite, in the server's own process: what `npm install && npm start` gives),",
+      "with an account of 1,000 leads created through the API, loaded in the same rounds. Ratio: its req/s over Leadline's on",
+      'PostgreSQL, round by round (docs/performance.md, "The embedded database", says what bounds it).',
+      "",
+      "| route | connections | embedded req/s | p50 ms | p99 ms | ÷ Leadline on PostgreSQL | ÷ the baseline |",
+      "|---|---|---|---|---|---|---|"
+    )
+    for (const r of report.routes) {
+      if (r.embeddedRatio === undefined) continue
+      lines.push(
+        `| ${r.route} | ${r.connections} | ${fixed(r.embedded.requestsPerSecond, 0)} | ${fixed(r.embedded.p50, 1)} | ${fixed(r.embedded.p99, 1)} | ${fixed(r.embeddedRatio, 2)} | ${fixed(r.embedded.requestsPerSecond / r.baseline.requestsPerSecond, 2)} |`
+      )
+    }
+  }
   if (report.memory !== undefined) {
     lines.push("", "## Resident set", "")
     lines.push(
-      `Each server process's resident set (VmRSS), on PostgreSQL: at idle (started and seeded, before any load, after 4 s without a request), right after the`,
+      `Each server process's resident set (VmRSS), on PostgreSQL (\`embedded\`: on PGlite, whose target is ≤ 200 MB idle): at idle (started and seeded, before any load, after 4 s without a request), right after the`,
       `route loads above, and after ${report.memoryRestSeconds} s of rest. Targets (issue 31): idle ≤ 2× the baseline's, and back within 1.5× of idle.`,
       ""
     )

@@ -1,5 +1,5 @@
-import { writeFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import * as BaselineSeed from "../baseline/Seed.ts"
 import * as Load from "./Load.ts"
@@ -16,7 +16,8 @@ import * as Receiver from "./Receiver.ts"
  * BENCH_SCALE ("0" skips the scale section),
  * BENCH_SCALE_LEADS (the big account's leads, 1000000), BENCH_BEFORE (the path of another checkout of
  * Leadline, installed, loaded on the routes as a third server "before": before/after ratios from one run;
- * BENCH_BEFORE_LABEL names it in the report, e.g. the commit).
+ * BENCH_BEFORE_LABEL names it in the report, e.g. the commit); BENCH_EMBEDDED=0 leaves out the embedded server
+ * (Leadline on PGlite, loaded on the routes beside the others by default).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -30,6 +31,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2)
 const BEFORE =
   process.env.BENCH_BEFORE === undefined || process.env.BENCH_BEFORE === "" ? undefined : process.env.BENCH_BEFORE
 const SCALE = process.env.BENCH_SCALE !== "0"
+/** BENCH_EMBEDDED=0 leaves out the embedded server (Leadline on PGlite), loaded on the routes by default. */
+const EMBEDDED = process.env.BENCH_EMBEDDED !== "0"
 const SMALL_LEADS = 1_000
 const BIG_LEADS = Number(process.env.BENCH_SCALE_LEADS ?? 1_000_000)
 const here = join(import.meta.dirname, "..")
@@ -136,6 +139,7 @@ interface RouteResult {
   readonly leadline: Array<Load.LoadResult>
   readonly baseline: Array<Load.LoadResult>
   readonly before: Array<Load.LoadResult>
+  readonly embedded: Array<Load.LoadResult>
 }
 
 const summarize = (results: ReadonlyArray<Load.LoadResult>) => ({
@@ -195,10 +199,11 @@ const main = async () => {
     let baseline = await started(Processes.baseline(baselineDb.url))
     const baselineAccount = await BaselineSeed.createAccount(baselineDb.url, "Bench")
     await BaselineSeed.seedLeads(baselineDb.url, baselineAccount.accountId, SMALL_LEADS)
-    const servers: Record<"leadline" | "baseline" | "before", { url: string; key: string } | undefined> = {
+    const servers: Record<"leadline" | "baseline" | "before" | "embedded", { url: string; key: string } | undefined> = {
       leadline: { url: leadline.url, key: account.body.api_key as string },
       baseline: { url: baseline.url, key: baselineAccount.apiKey },
-      before: undefined
+      before: undefined,
+      embedded: undefined
     }
     let before: Processes.Running | undefined
     if (BEFORE !== undefined) {
@@ -211,13 +216,37 @@ const main = async () => {
       await expectTotal("before", before.url, servers.before.key, SMALL_LEADS)
       log(`before: Leadline from ${BEFORE} on ${beforeDb.name}`)
     }
-    const loaded = (["leadline", "baseline", "before"] as const).filter((which) => servers[which] !== undefined)
+    // The embedded default (PGlite in the server's process), what `npm start` gives a new user: the same
+    // server and account, its leads created through the API (its database cannot be reached from outside).
+    let embedded: Processes.Running | undefined
+    if (EMBEDDED) {
+      embedded = await started(Processes.leadlineEmbedded(mkdtempSync(join(tmpdir(), "leadline-bench-embedded-"))))
+      const embeddedAccount = await post(embedded.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
+      for (let i = 0; i < SMALL_LEADS; i += 20) {
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            post(embedded!.url, "/api/v1/leads", embeddedAccount.body.api_key, { name: "Seed", phone: nextPhone() })
+          )
+        )
+      }
+      servers.embedded = { url: embedded.url, key: embeddedAccount.body.api_key }
+      await expectTotal("embedded", embedded.url, servers.embedded.key, SMALL_LEADS)
+      log("embedded: Leadline on PGlite")
+    }
+    const loaded = (["leadline", "baseline", "before", "embedded"] as const).filter(
+      (which) => servers[which] !== undefined
+    )
     await expectTotal("Leadline", leadline.url, account.body.api_key, SMALL_LEADS)
     await expectTotal("baseline", baseline.url, baselineAccount.apiKey, SMALL_LEADS)
     log(`Leadline on ${leadlineDb.name}, baseline on ${baselineDb.name}, ${SMALL_LEADS} leads each`)
 
     // Resident sets at idle (started, seeded, not yet loaded), after the route loads, and after a rest.
-    const measured = Object.entries({ leadline, baseline, ...(before === undefined ? {} : { before }) })
+    const measured = Object.entries({
+      leadline,
+      baseline,
+      ...(before === undefined ? {} : { before }),
+      ...(embedded === undefined ? {} : { embedded })
+    })
     const residentSets = () => measured.map(([, server]) => Processes.residentMB(server.process.pid))
     // Idle is a server that has had no request for a while (HeapTrim gives back what start-up grew after 2 s).
     await new Promise((resolve) => setTimeout(resolve, Processes.IDLE_SECONDS * 1000))
@@ -227,7 +256,7 @@ const main = async () => {
     const routes: Array<RouteResult> = []
     for (const route of ROUTES) {
       for (const connections of CONNECTIONS) {
-        const result: RouteResult = { route, connections, leadline: [], baseline: [], before: [] }
+        const result: RouteResult = { route, connections, leadline: [], baseline: [], before: [], embedded: [] }
         for (let round = 0; round < ROUNDS; round++) {
           // Each round starts with the next server, so none is always first (or always after the others).
           const order = loaded.map((_, i) => loaded[(i + round) % loaded.length]!)
@@ -258,7 +287,21 @@ const main = async () => {
               before: summarize(r.before),
               beforeRatio: Load.median(r.before.map((b, i) => b.requestsPerSecond / r.baseline[i]!.requestsPerSecond))
             }),
-        rounds: { leadline: r.leadline, baseline: r.baseline, ...(r.before.length === 0 ? {} : { before: r.before }) }
+        ...(r.embedded.length === 0
+          ? {}
+          : {
+              embedded: summarize(r.embedded),
+              // The embedded server against the same server on PostgreSQL, round by round.
+              embeddedRatio: Load.median(
+                r.embedded.map((e, i) => e.requestsPerSecond / r.leadline[i]!.requestsPerSecond)
+              )
+            }),
+        rounds: {
+          leadline: r.leadline,
+          baseline: r.baseline,
+          ...(r.before.length === 0 ? {} : { before: r.before }),
+          ...(r.embedded.length === 0 ? {} : { embedded: r.embedded })
+        }
       }
     })
     const afterLoad = residentSets()
@@ -271,6 +314,7 @@ const main = async () => {
     log(`resident sets ${JSON.stringify(report.memory)}`)
     await baseline.stop()
     await before?.stop()
+    await embedded?.stop()
     const apiKey: string = account.body.api_key
 
     // Webhook pipeline (Leadline only): creates at a steady pace while M endpoints subscribe; the worker runs in the server.

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, ManagedRuntime } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AccountsRepo } from "@leadline/core/accounts/AccountsRepo"
@@ -12,6 +12,7 @@ import * as SqlAccounts from "@leadline/sql-adapter/accounts/SqlAccounts"
 import * as SqlCatalogue from "@leadline/sql-adapter/catalogue/SqlCatalogue"
 import * as Database from "@leadline/sql-adapter/Database"
 import * as SqlOrders from "@leadline/sql-adapter/orders/SqlOrders"
+import * as UnitOfWork from "@leadline/sql-adapter/UnitOfWork"
 import * as TestDatabase from "../src/TestDatabase.ts"
 
 /** The SQL product and order stores, called directly on a real database (PGlite, or TEST_DATABASE_URL's server). */
@@ -394,6 +395,99 @@ describe(`SQL catalogue and orders on ${database.label}`, () => {
       expect(stored?.stock).toBe(expected.get(p.id))
     }
   })
+
+  it("takes every unit in units of work, from a connection's stripe while it has enough and asking once it runs dry", async () => {
+    // 20 units over 16 stripes (one or two each): most takes find their stripe short after a
+    // unit or two, break `stock >= 0`, and run again asking, which spreads what is left again.
+    const account = await makeAccount()
+    const scarce = product({ stock: 20 })
+    await products((repo) => repo.insert(account, scarce))
+    const now = instant(85_000)
+    const outcomes = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const repo = yield* CatalogueRepo
+        return yield* Effect.forEach(
+          Array.from({ length: 30 }),
+          () =>
+            UnitOfWork.withUnit(sql, repo.takeStock(account, [{ productId: scarce.id, quantity: 1 }], now)).pipe(
+              Effect.match({ onSuccess: () => "taken" as const, onFailure: (error) => error })
+            ),
+          { concurrency: 8 }
+        )
+      })
+    )
+    expect(outcomes.filter((outcome) => outcome === "taken")).toHaveLength(20)
+    for (const error of outcomes.filter((outcome) => outcome !== "taken")) {
+      expect(error).toEqual(new InsufficientStock({ sku: scarce.sku, available: 0, requested: 1 }))
+    }
+    // One version per order that took stock, as with one row.
+    expect(await products((repo) => repo.find(account, scarce.id))).toEqual({
+      ...scarce,
+      stock: 0,
+      version: 21,
+      updated_at: now
+    })
+  })
+
+  if (database.kind === "postgres") {
+    it("lets orders for one product take stock while another order for it holds its transaction open", async () => {
+      const account = await makeAccount()
+      const hot = product({ stock: 1_000 })
+      await products((repo) => repo.insert(account, hot))
+      const now = instant(88_000)
+      const stripe = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ stripe: number }>`SELECT pg_backend_pid() % ${SqlCatalogue.STRIPES} AS stripe`.pipe(
+          Effect.map(([row]) => Number(row!.stripe))
+        )
+      )
+      const held = await run(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const repo = yield* CatalogueRepo
+          const take = repo.takeStock(account, [{ productId: hot.id, quantity: 1 }], now)
+          const taken = yield* Deferred.make<number>()
+          const release = yield* Deferred.make<void>()
+          // The first order takes its unit (the statement after the take sends it) and keeps its transaction open.
+          const first = yield* Effect.forkChild(
+            UnitOfWork.withUnit(
+              sql,
+              Effect.gen(function* () {
+                yield* take
+                yield* Deferred.succeed(taken, yield* stripe)
+                yield* Deferred.await(release)
+              })
+            )
+          )
+          const heldStripe = yield* Deferred.await(taken)
+          // Others, each on its own connection, may wait 1 s for a lock at most.
+          const others = yield* Effect.forEach(
+            Array.from({ length: 4 }),
+            () =>
+              UnitOfWork.withUnit(
+                sql,
+                Effect.gen(function* () {
+                  yield* sql`SET LOCAL lock_timeout = '1s'`
+                  const own = yield* stripe
+                  yield* take
+                  return own
+                })
+              ).pipe(Effect.exit),
+            { concurrency: "unbounded" }
+          )
+          yield* Deferred.succeed(release, undefined)
+          yield* Fiber.join(first)
+          return { heldStripe, others }
+        })
+      )
+      const elsewhere = held.others.filter((exit) => Exit.isSuccess(exit) && exit.value !== held.heldStripe)
+      // Four connections all on the held stripe would be a 1 in 65,536 draw; with one row every order waited.
+      expect(elsewhere.length).toBeGreaterThan(0)
+      const stored = await products((repo) => repo.find(account, hot.id))
+      const took = 1 + held.others.filter(Exit.isSuccess).length
+      expect([stored?.stock, stored?.version]).toEqual([1_000 - took, 1 + took])
+    })
+  }
 
   it("stores an order as given and replaces its mutable fields on update", async () => {
     const account = await makeAccount()

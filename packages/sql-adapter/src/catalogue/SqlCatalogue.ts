@@ -41,8 +41,28 @@ const toProduct = (row: ProductRow): Product => ({
   updated_at: iso(row.updated_at)
 })
 
-const COLUMNS =
-  "id, sku, name, description, unit_amount, currency, stock, active, image_url, url, attributes, version, created_at, updated_at"
+/** The stripes a tracked product's stock is spread over (migration 0030). */
+export const STRIPES = 16
+
+/** The columns a product row is written with; `stock`, `version` and `updated_at` are read through `READ`. */
+const WRITTEN =
+  "id, sku, name, description, unit_amount, currency, active, image_url, url, attributes, version, created_at, updated_at"
+
+/**
+ * A product as read: its own row (`p`) with its stripes' sum (`s`), the stock; its version moves
+ * with every stock move and its `updated_at` with the last one (migration 0030).
+ */
+const READ = `p.id, p.sku, p.name, p.description, p.unit_amount, p.currency, s.stock, p.active, p.image_url, p.url,
+  p.attributes, p.version + coalesce(s.moves, 0) AS version, p.created_at, greatest(p.updated_at, s.moved_at) AS updated_at`
+
+/** Joined after `products AS p` (or a CTE named `p` with its columns): one row of sums per product. */
+const STRIPES_OF_P = `CROSS JOIN LATERAL (
+  SELECT sum(t.stock)::int AS stock, sum(t.moves)::int AS moves, max(t.updated_at) AS moved_at
+  FROM product_stock AS t WHERE t.account_id = p.account_id AND t.product_id = p.id) AS s`
+
+/** `total` spread over the stripes: the first `total % STRIPES` get one more. */
+const spread = (total: number): ReadonlyArray<number> =>
+  Array.from({ length: STRIPES }, (_, stripe) => Math.floor(total / STRIPES) + (stripe < total % STRIPES ? 1 : 0))
 
 /** `q` as an ILIKE pattern: its own `%`, `_` and `\` match themselves (`\` is LIKE's default escape). */
 export const containsPattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
@@ -54,89 +74,124 @@ export const layer = Layer.effect(
   CatalogueRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.unsafe(COLUMNS)
+    const written = sql.unsafe(WRITTEN)
+    const readColumns = sql.unsafe(READ)
+    const stripesOfP = sql.unsafe(STRIPES_OF_P)
+    /** The connection's own stripe: the backend's, so concurrent orders mostly take from different rows. */
+    const ownStripe = sql.unsafe(`pg_backend_pid() % ${STRIPES}`)
     const skuTaken = (sku: string) => new Conflict({ message: skuTakenMessage(sku) })
     const one = (statement: Effect.Effect<ReadonlyArray<ProductRow>, any>) =>
       orDie(statement).pipe(Effect.map(([row]) => (row === undefined ? undefined : toProduct(row))))
 
     const filtered = (accountId: string, filter: ProductFilter) =>
       sql.and([
-        sql`account_id = ${accountId}::uuid`,
-        ...(filter.active === undefined ? [] : [sql`active = ${filter.active}`]),
-        ...(filter.sku === undefined ? [] : [sql`sku = ${filter.sku}`]),
+        sql`p.account_id = ${accountId}::uuid`,
+        ...(filter.active === undefined ? [] : [sql`p.active = ${filter.active}`]),
+        ...(filter.sku === undefined ? [] : [sql`p.sku = ${filter.sku}`]),
         ...(filter.q === undefined
           ? []
-          : [sql`(name ILIKE ${containsPattern(filter.q)} OR sku ILIKE ${containsPattern(filter.q)})`])
+          : [sql`(p.name ILIKE ${containsPattern(filter.q)} OR p.sku ILIKE ${containsPattern(filter.q)})`])
       ])
 
     /**
-     * The tracked products among the moves' (merged: sorted by id, one per product), locked in
-     * that order with `COLLATE "C"`, so every transaction that moves stock takes its locks in the
-     * same order and none waits on another in a cycle. The row read is the one as locked: a
-     * concurrent writer's stock, or a product that stopped being tracked and is left out.
+     * Every stripe of the moves' tracked products (merged: sorted by id, one per product), locked
+     * in (product id, stripe) order with `COLLATE "C"`: every statement that locks stripes takes
+     * them in that order, so none waits on another in a cycle. Read as locked: a concurrent
+     * order's take, or a product that stopped being tracked and has none.
      */
-    const lockTracked = (accountId: string, moves: ReadonlyArray<StockMove>) =>
-      orDie(sql<{ id: string; sku: string; stock: number }>`
-        SELECT id, sku, stock FROM products
-        WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(moves.map((m) => m.productId))}::text[])
-          AND stock IS NOT NULL
-        ORDER BY id COLLATE "C" FOR UPDATE`).pipe(
-        Effect.map((rows) => new Map(rows.map((row) => [row.id, { sku: row.sku, stock: Number(row.stock) }])))
-      )
+    const lockAllStripes = (accountId: string, moves: ReadonlyArray<StockMove>) =>
+      orDie(sql<{ product_id: string; stripe: number; stock: number; sku: string }>`
+        SELECT t.product_id, t.stripe, t.stock, p.sku
+        FROM product_stock AS t JOIN products AS p ON p.account_id = t.account_id AND p.id = t.product_id
+        WHERE t.account_id = ${accountId}::uuid AND t.product_id = ANY(${textArray(moves.map((m) => m.productId))}::text[])
+        ORDER BY t.product_id COLLATE "C", t.stripe
+        FOR UPDATE OF t`)
 
-    /** The tracked products of `moves` with what each wants, their rows locked in id order. */
-    const lockedForTaking = (accountId: string, moves: ReadonlyArray<StockMove>) =>
-      sql`SELECT t.id, t.sku, t.stock, m.quantity
-          FROM products AS t
-          JOIN unnest(${textArray(moves.map((m) => m.productId))}::text[],
-                      ${intArray(moves.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = t.id
-          WHERE t.account_id = ${accountId}::uuid AND t.stock IS NOT NULL
-          ORDER BY t.id COLLATE "C"
-          FOR UPDATE OF t`
+    /** Adds each move to its product's stripe of this connection, the stripes locked in product order first. */
+    const moveOwnStripes = (accountId: string, moves: ReadonlyArray<StockMove>, sign: 1 | -1, now: string) =>
+      sql`UPDATE product_stock AS s
+          SET stock = s.stock + ${sign}::int * l.quantity, moves = s.moves + 1, updated_at = ${now}::timestamptz
+          FROM (SELECT t.product_id, t.stripe, m.quantity
+                FROM product_stock AS t
+                JOIN unnest(${textArray(moves.map((m) => m.productId))}::text[],
+                            ${intArray(moves.map((m) => m.quantity))}::int[]) AS m(id, quantity) ON m.id = t.product_id
+                WHERE t.account_id = ${accountId}::uuid AND t.stripe = ${ownStripe}
+                ORDER BY t.product_id COLLATE "C"
+                FOR UPDATE OF t) AS l
+          WHERE s.account_id = ${accountId}::uuid AND s.product_id = l.product_id AND s.stripe = l.stripe`
 
-    /** Adds each delta to its product (tracked, and locked by `lockTracked`) in one statement. */
-    const moveStock = (
+    /** Sets every stripe of the products given (all locked by the caller) in one statement. */
+    const setStripes = (
       accountId: string,
-      deltas: ReadonlyArray<{ readonly productId: string; readonly delta: number }>,
+      rows: ReadonlyArray<{
+        readonly productId: string
+        readonly stripe: number
+        readonly stock: number
+        readonly moved: number
+      }>,
       now: string
     ) =>
       orDie(sql`
-        UPDATE products AS p
-        SET stock = p.stock + m.delta, version = p.version + 1, updated_at = ${now}::timestamptz
-        FROM unnest(${textArray(deltas.map((d) => d.productId))}::text[],
-                    ${intArray(deltas.map((d) => d.delta))}::int[]) AS m(id, delta)
-        WHERE p.account_id = ${accountId}::uuid AND p.id = m.id AND p.stock IS NOT NULL`).pipe(Effect.asVoid)
+        UPDATE product_stock AS s
+        SET stock = v.stock, moves = s.moves + v.moved, updated_at = ${now}::timestamptz
+        FROM unnest(${textArray(rows.map((r) => r.productId))}::text[], ${intArray(rows.map((r) => r.stripe))}::int[],
+                    ${intArray(rows.map((r) => r.stock))}::int[], ${intArray(rows.map((r) => r.moved))}::int[])
+             AS v(product_id, stripe, stock, moved)
+        WHERE s.account_id = ${accountId}::uuid AND s.product_id = v.product_id AND s.stripe = v.stripe`).pipe(
+        Effect.asVoid
+      )
+
+    const findOne = (accountId: string, id: string) =>
+      one(sql<ProductRow>`SELECT ${readColumns} FROM products AS p ${stripesOfP}
+                          WHERE p.account_id = ${accountId}::uuid AND p.id = ${id}`)
 
     return CatalogueRepo.of({
       insert: (accountId, p) =>
         // ON CONFLICT instead of catching the violation: a failed statement would poison the caller's transaction.
         orDie(sql<{ id: string }>`
-          INSERT INTO products (account_id, ${columns})
-          VALUES (${accountId}::uuid, ${p.id}, ${p.sku}, ${p.name}, ${p.description}, ${p.unit_amount}::bigint,
-                  ${p.currency}, ${p.stock}::int, ${p.active}, ${p.image_url}, ${p.url},
-                  ${JSON.stringify(p.attributes)}::jsonb, ${p.version}::int, ${p.created_at}::timestamptz,
-                  ${p.updated_at}::timestamptz)
-          ON CONFLICT (account_id, sku) DO NOTHING
-          RETURNING id`).pipe(Effect.flatMap((rows) => (rows.length > 0 ? Effect.void : Effect.fail(skuTaken(p.sku))))),
+          WITH product AS (
+            INSERT INTO products (account_id, ${written})
+            VALUES (${accountId}::uuid, ${p.id}, ${p.sku}, ${p.name}, ${p.description}, ${p.unit_amount}::bigint,
+                    ${p.currency}, ${p.active}, ${p.image_url}, ${p.url},
+                    ${JSON.stringify(p.attributes)}::jsonb, ${p.version}::int, ${p.created_at}::timestamptz,
+                    ${p.updated_at}::timestamptz)
+            ON CONFLICT (account_id, sku) DO NOTHING
+            RETURNING account_id, id
+          ), stripes AS (
+            INSERT INTO product_stock (account_id, product_id, stripe, stock, moves, updated_at)
+            SELECT product.account_id, product.id, v.stripe, v.stock, 0, ${p.updated_at}::timestamptz
+            FROM product, unnest(${intArray(spread(p.stock ?? 0).map((_, stripe) => stripe))}::int[],
+                                 ${intArray(spread(p.stock ?? 0))}::int[]) AS v(stripe, stock)
+            WHERE ${p.stock !== null}
+          )
+          SELECT id FROM product`).pipe(
+          Effect.flatMap((rows) => (rows.length > 0 ? Effect.void : Effect.fail(skuTaken(p.sku))))
+        ),
       list: (accountId, filter, page) => {
         const where = filtered(accountId, filter)
         return orDie(
           Effect.all(
             [
-              sql<ProductRow>`SELECT ${columns} FROM products WHERE ${where}
-                              ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
-              sql<{ total: number }>`SELECT count(*)::int AS total FROM products WHERE ${where}`
+              sql<ProductRow>`SELECT ${readColumns} FROM products AS p ${stripesOfP} WHERE ${where}
+                              ORDER BY p.created_at DESC, p.id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`,
+              sql<{ total: number }>`SELECT count(*)::int AS total FROM products AS p WHERE ${where}`
             ],
             { concurrency: "unbounded" }
           )
         ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toProduct), total: count?.total ?? 0 })))
       },
-      find: (accountId, id) =>
-        one(sql<ProductRow>`SELECT ${columns} FROM products WHERE account_id = ${accountId}::uuid AND id = ${id}`),
+      find: findOne,
       findForUpdate: (accountId, id) =>
-        one(
-          sql<ProductRow>`SELECT ${columns} FROM products WHERE account_id = ${accountId}::uuid AND id = ${id}
-                          FOR UPDATE`
+        // The stripes first, so no order moves the stock (or the version with it) until this unit ends; then
+        // the product's row, read after the wait. NO KEY: an order's foreign keys do not wait on it.
+        Effect.andThen(
+          orDie(sql`SELECT stripe FROM product_stock WHERE account_id = ${accountId}::uuid AND product_id = ${id}
+                    ORDER BY stripe FOR UPDATE`),
+          one(
+            sql<ProductRow>`SELECT ${readColumns} FROM products AS p ${stripesOfP}
+                            WHERE p.account_id = ${accountId}::uuid AND p.id = ${id}
+                            FOR NO KEY UPDATE OF p`
+          )
         ),
       findMany: (accountId, keys) =>
         keys.ids.length === 0 && keys.skus.length === 0
@@ -144,9 +199,9 @@ export const layer = Layer.effect(
           : // Arrays as literals: the planner probes the primary key and the SKU index for each value.
             orDie(
               read(sql<ProductRow>`
-                SELECT ${columns} FROM products
-                WHERE account_id = ${accountId}::uuid
-                  AND (id = ANY(${textArray(keys.ids)}::text[]) OR sku = ANY(${textArray(keys.skus)}::text[]))`)
+                SELECT ${readColumns} FROM products AS p ${stripesOfP}
+                WHERE p.account_id = ${accountId}::uuid
+                  AND (p.id = ANY(${textArray(keys.ids)}::text[]) OR p.sku = ANY(${textArray(keys.skus)}::text[]))`)
             ).pipe(Effect.map((rows) => rows.map(toProduct))),
       update: (accountId, p) =>
         Effect.gen(function* () {
@@ -156,14 +211,23 @@ export const layer = Layer.effect(
                                 WHERE account_id = ${accountId}::uuid AND sku = ${p.sku} AND id <> ${p.id}`
           )
           if (holder.length > 0) return yield* skuTaken(p.sku)
-          const rows = yield* sql<ProductRow>`
+          // The caller read the product with `findForUpdate`: its stripes are locked, their moves fixed.
+          const [stripes] = yield* orDie(
+            sql<{ stock: number | null; moves: number | null }>`
+              SELECT sum(stock)::int AS stock, sum(moves)::int AS moves FROM product_stock
+              WHERE account_id = ${accountId}::uuid AND product_id = ${p.id}`
+          )
+          const tracked = stripes?.stock !== null && stripes?.stock !== undefined
+          const moves = tracked ? Number(stripes!.moves) : 0
+          // The version read is the row's own plus the stock's moves, which stay: the row keeps the difference.
+          const updated = yield* sql<{ id: string }>`
             UPDATE products SET sku = ${p.sku}, name = ${p.name}, description = ${p.description},
-              unit_amount = ${p.unit_amount}::bigint, currency = ${p.currency}, stock = ${p.stock}::int,
+              unit_amount = ${p.unit_amount}::bigint, currency = ${p.currency},
               active = ${p.active}, image_url = ${p.image_url}, url = ${p.url},
-              attributes = ${JSON.stringify(p.attributes)}::jsonb, version = ${p.version}::int,
+              attributes = ${JSON.stringify(p.attributes)}::jsonb, version = ${p.version - (p.stock === null ? 0 : moves)}::int,
               updated_at = ${p.updated_at}::timestamptz
             WHERE account_id = ${accountId}::uuid AND id = ${p.id}
-            RETURNING ${columns}`.pipe(
+            RETURNING id`.pipe(
             // A concurrent writer may take the SKU between the check and the write.
             Effect.catchIf(
               (error) => error.reason._tag === "UniqueViolation",
@@ -171,70 +235,90 @@ export const layer = Layer.effect(
             ),
             Effect.catchTag("SqlError", (error) => orDie(Effect.fail(error)))
           )
-          return rows[0] === undefined ? undefined : toProduct(rows[0])
+          if (updated.length === 0) return undefined
+          if (p.stock === null) {
+            if (tracked) {
+              yield* orDie(
+                sql`DELETE FROM product_stock WHERE account_id = ${accountId}::uuid AND product_id = ${p.id}`
+              )
+            }
+          } else if (!tracked) {
+            yield* orDie(sql`
+              INSERT INTO product_stock (account_id, product_id, stripe, stock, moves, updated_at)
+              SELECT ${accountId}::uuid, ${p.id}, v.stripe, v.stock, 0, ${p.updated_at}::timestamptz
+              FROM unnest(${intArray(spread(p.stock).map((_, stripe) => stripe))}::int[], ${intArray(spread(p.stock))}::int[])
+                   AS v(stripe, stock)`)
+          } else if (Number(stripes!.stock) !== p.stock) {
+            yield* setStripes(
+              accountId,
+              spread(p.stock).map((stock, stripe) => ({ productId: p.id, stripe, stock, moved: 0 })),
+              p.updated_at
+            )
+          }
+          return yield* findOne(accountId, p.id)
         }),
       remove: (accountId, id) =>
+        // Read as it was, stripes and all (the statement's snapshot), then deleted; its stripes go with it.
         one(
-          sql<ProductRow>`DELETE FROM products WHERE account_id = ${accountId}::uuid AND id = ${id}
-                          RETURNING ${columns}`
+          sql<ProductRow>`WITH p AS (DELETE FROM products WHERE account_id = ${accountId}::uuid AND id = ${id} RETURNING *)
+                          SELECT ${readColumns} FROM p ${stripesOfP}`
         ),
       takeStock: (accountId, moves, now) =>
         Effect.gen(function* () {
           const wanted = merged(moves)
           if (wanted.length === 0) return
           if (yield* mayPresume) {
-            // Enough stock presumed (UnitOfWork.ts): the units are taken with the unit's end, the rows
-            // locked in id order as below; a product short of them breaks `stock >= 0` and the unit
-            // runs again, asking as below. Every order for the product waits on its row: the unit
-            // frees it as its statement ends, before the commit's flush.
+            // Enough stock presumed in this connection's stripe (UnitOfWork.ts): the units are taken with
+            // the unit's end, the stripes locked in product order; a stripe short of them breaks
+            // `stock >= 0` and the unit runs again, asking as below. Orders for the product wait on each
+            // other only where their connections share a stripe, and the unit frees it as its statement
+            // ends, before the commit's flush.
             yield* releaseLocksBeforeFlush
-            return yield* presume(sql`
-              UPDATE products AS p
-              SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
-              FROM (${lockedForTaking(accountId, wanted)}) AS l
-              WHERE p.account_id = ${accountId}::uuid AND p.id = l.id`)
+            return yield* presume(moveOwnStripes(accountId, wanted, -1, now))
           }
-          // One round trip, because every order for a product waits on its row from here to the commit:
-          // the tracked rows are locked in id order (after the wait, FOR UPDATE reads their latest
-          // stock), and the UPDATE takes the units only if every one of them has enough.
-          const rows = yield* orDie(sql<{ id: string; sku: string; stock: number; quantity: number; taken: number }>`
-            WITH locked AS (${lockedForTaking(accountId, wanted)}), taken AS (
-              UPDATE products AS p
-              SET stock = p.stock - l.quantity, version = p.version + 1, updated_at = ${now}::timestamptz
-              FROM locked AS l
-              WHERE p.account_id = ${accountId}::uuid AND p.id = l.id
-                AND NOT EXISTS (SELECT 1 FROM locked WHERE locked.stock < locked.quantity)
-              RETURNING p.id
-            )
-            SELECT id, sku, stock, quantity, (SELECT count(*) FROM taken)::int AS taken FROM locked`)
-          if (rows.length === 0 || rows[0]!.taken === rows.length) return
-          // Nothing was taken: name the first short product in the lock order, as the store promises.
-          const stock = new Map(rows.map((row) => [row.id, row]))
+          // Asking: every stripe of the tracked products locked in order and summed; if each has enough,
+          // the units are taken and what is left is spread over the stripes again (so the stripes that
+          // ran dry serve their connections' next orders without asking).
+          const stripes = yield* lockAllStripes(accountId, wanted)
+          if (stripes.length === 0) return
+          const byProduct = new Map<string, { sku: string; stock: number }>()
+          for (const row of stripes) {
+            const product = byProduct.get(row.product_id) ?? { sku: row.sku, stock: 0 }
+            product.stock += Number(row.stock)
+            byProduct.set(row.product_id, product)
+          }
           for (const move of wanted) {
-            const row = stock.get(move.productId)
-            if (row !== undefined && Number(row.stock) < move.quantity) {
+            const product = byProduct.get(move.productId)
+            if (product !== undefined && product.stock < move.quantity) {
               return yield* new InsufficientStock({
-                sku: row.sku,
-                available: Number(row.stock),
+                sku: product.sku,
+                available: product.stock,
                 requested: move.quantity
               })
             }
           }
+          yield* setStripes(
+            accountId,
+            wanted.flatMap((move) => {
+              const product = byProduct.get(move.productId)
+              if (product === undefined) return []
+              // One move per product and order, as on the fast path: it counts once in the product's version.
+              return spread(product.stock - move.quantity).map((stock, stripe) => ({
+                productId: move.productId,
+                stripe,
+                stock,
+                moved: stripe === 0 ? 1 : 0
+              }))
+            }),
+            now
+          )
         }),
       returnStock: (accountId, moves, now) =>
         Effect.gen(function* () {
           const wanted = merged(moves)
           if (wanted.length === 0) return
-          // Locked in the same order as takeStock first: an UPDATE alone locks in whatever order its plan reads.
-          const tracked = yield* lockTracked(accountId, wanted)
-          const giving = wanted.filter((move) => tracked.has(move.productId))
-          if (giving.length > 0) {
-            yield* moveStock(
-              accountId,
-              giving.map((move) => ({ productId: move.productId, delta: move.quantity })),
-              now
-            )
-          }
+          // Given back to this connection's stripe; untracked products have none and are left alone.
+          yield* orDie(moveOwnStripes(accountId, wanted, 1, now))
         })
     })
   })

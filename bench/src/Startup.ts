@@ -10,7 +10,7 @@ import * as Processes from "./Processes.ts"
  * `npm run bench:startup`: from launching the server to its first answer (`GET /healthz` 200),
  * as a user meets it: on a fresh embedded database, on one that exists, and on PostgreSQL
  * (fresh and migrated), from the built package (`dist/`, what `npx leadline` runs) and from the
- * sources (`npm start` in the repository); and the CLI's quick command (`leadline --help`).
+ * sources (`npm start` in the repository); and the CLI's quick commands (`leadline --help`, `leadline keys list` against a running server).
  * BENCH_ROUNDS (3) launches each, medians reported. Writes bench/STARTUP.md.
  */
 
@@ -70,14 +70,18 @@ const launch = async (form: Form, env: Record<string, string>) => {
   }
 }
 
-const cli = async (form: Form, args: ReadonlyArray<string>) => {
+const cli = async (form: Form, args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
   const entry =
     form === "built"
       ? ["packages/server/dist/bin/leadline.js"]
       : ["--conditions=@leadline/source", "packages/server/src/bin/leadline.ts"]
   const started = performance.now()
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: root, stdio: "ignore" })
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd: root,
+      stdio: "ignore",
+      env: { ...process.env, ...env }
+    })
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`leadline ${args.join(" ")}: ${code}`))))
   })
   return performance.now() - started
@@ -133,6 +137,29 @@ const main = async () => {
     const help: Array<{ ms: number }> = []
     for (let round = 0; round < ROUNDS; round++) help.push({ ms: await cli(form, ["--help"]) })
     record("`leadline --help`", form, help, "≤ 1,000 ms")
+    // A quick command that asks a running server (on PostgreSQL): the CLI's own start-up and one request.
+    const db = await Postgres.freshDatabase("startup")
+    const server = await Processes.leadline(db.url)
+    try {
+      const created = await fetch(`${server.url}/admin/v1/accounts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${Processes.ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Startup" })
+      })
+      const account = ((await created.json()) as { account_id: string }).account_id
+      const list: Array<{ ms: number }> = []
+      for (let round = 0; round < ROUNDS; round++) {
+        list.push({
+          ms: await cli(form, ["keys", "list", "--url", server.url, "--account", account], {
+            LEADLINE_ADMIN_TOKEN: Processes.ADMIN_TOKEN
+          })
+        })
+      }
+      record("`leadline keys list` (a running server)", form, list, "≤ 1,000 ms")
+    } finally {
+      await server.stop()
+      await db.drop()
+    }
   }
   writeFileSync(
     join(here, "STARTUP.md"),

@@ -42,12 +42,25 @@ export const make = Effect.fnUntraced(function* (config: PgClient.PgPoolConfig) 
     ]
   })
 
-  // One session for every channel; a failure ends the wake-ups and the workers' polling carries on.
+  // One session for every channel, opened by the first LISTEN; a LISTEN that cannot open it leaves the
+  // next one to try again. A failure ends that channel's wake-ups, and the workers' polling carries on.
   const scope = yield* Effect.scope
-  const listener = yield* Effect.cached(
-    Scope.provide(
-      Effect.flatMap(PgConnection.make(config), (session) => session.pin),
-      scope
+  const opening = FifoGate.make(1)
+  let session: PgConnection.PgConnection | undefined
+  const listener = opening.withPermit(
+    Effect.suspend(() =>
+      session !== undefined
+        ? Effect.succeed(session)
+        : Effect.tap(
+            Scope.provide(
+              Effect.flatMap(PgConnection.make(config), (opened) => opened.pin),
+              scope
+            ),
+            (opened) =>
+              Effect.sync(() => {
+                session = opened
+              })
+          )
     )
   )
   const notifications = Notifications.fromQueues((channel) =>

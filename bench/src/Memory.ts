@@ -98,7 +98,9 @@ const main = async () => {
       chunk++
       if (chunk % 3 === 0) {
         const minute = (performance.now() - started) / 60_000
-        servers.forEach((server, i) => readings[i]!.push([minute, Processes.residentMB(server.running.process.pid)]))
+        servers.forEach((server, i) => {
+          readings[i]!.push([minute, Processes.residentMB(server.running.process.pid)])
+        })
         log(`${minute.toFixed(1)} min ${JSON.stringify(readings.map((r) => r.at(-1)![1]))}`)
       }
     }

@@ -119,6 +119,13 @@ export const resource: Resource.Resource = {
           "POST /api/v1/catalogue/products": 1,
           "DELETE /api/v1/catalogue/products/{id}": -1
         })
+      },
+      {
+        name: "product_stock",
+        account: "account_id",
+        rows: Resource.uncounted(
+          "16 stripes per tracked product, made, kept or removed as a create or a PATCH sets `stock` (docs/performance.md, \"One hot product\"): a PATCH's answer does not say whether the product was tracked before"
+        )
       }
     ],
     ids: {

@@ -101,8 +101,9 @@ export const render = (report: any): string => {
   if (report.memory !== undefined) {
     lines.push("", "## Resident set", "")
     lines.push(
-      `Each server process's resident set (VmRSS), on PostgreSQL (\`embedded\`: on PGlite, whose target is ≤ 200 MB idle): at idle (started and seeded, before any load, after 4 s without a request), right after the`,
+      `Each server process's resident set (VmRSS), on PostgreSQL (\`embedded\`: on PGlite, whose target is ≤ 200 MB idle): at idle (started and seeded, before any load, 34 s without a request), right after the`,
       `route loads above, and after ${report.memoryRestSeconds} s of rest. Targets (issue 31): idle ≤ 2× the baseline's, and back within 1.5× of idle.`,
+      "The servers share one core, so here each trims its heap after 30 s of quiet (`LEADLINE_HEAP_TRIM_SECONDS`, 2 by default): a trim in one would stall the one being measured.",
       ""
     )
     lines.push(

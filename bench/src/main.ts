@@ -175,7 +175,14 @@ const measureScale = async (url: string, keys: { readonly small: string; readonl
 const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`)
 
 /** How long a server rests after the load before its resident set is read again. */
-const REST_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? 15)
+/**
+ * The servers share one core: a heap trim in one (HeapTrim.ts, after quiet following work) would stall
+ * the one being measured. So they trim after this much quiet, longer than any gap between their loads
+ * (3 or 4 servers take turns of warm-up plus run), and idle and rested are read after it.
+ */
+const TRIM_QUIET_SECONDS = 30
+const TRIM = { LEADLINE_HEAP_TRIM_SECONDS: String(TRIM_QUIET_SECONDS) }
+const REST_SECONDS = Number(process.env.BENCH_REST_SECONDS ?? TRIM_QUIET_SECONDS + 5)
 
 const main = async () => {
   Processes.pinSelf()
@@ -193,7 +200,7 @@ const main = async () => {
     return child
   }
   try {
-    let leadline = await started(Processes.leadline(leadlineDb.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true" }))
+    let leadline = await started(Processes.leadline(leadlineDb.url, { WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...TRIM }))
     const account = await post(leadline.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
     await seedLeadlineLeads(leadlineDb.url, account.body.account_id, SMALL_LEADS)
     let baseline = await started(Processes.baseline(baselineDb.url))
@@ -209,7 +216,7 @@ const main = async () => {
     if (BEFORE !== undefined) {
       const beforeDb = await Postgres.freshDatabase("before")
       databases.push(beforeDb)
-      before = await started(Processes.leadline(beforeDb.url, {}, BEFORE))
+      before = await started(Processes.leadline(beforeDb.url, TRIM, BEFORE))
       const beforeAccount = await post(before.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
       await seedLeadlineLeads(beforeDb.url, beforeAccount.body.account_id, SMALL_LEADS)
       servers.before = { url: before.url, key: beforeAccount.body.api_key }
@@ -220,7 +227,9 @@ const main = async () => {
     // server and account, its leads created through the API (its database cannot be reached from outside).
     let embedded: Processes.Running | undefined
     if (EMBEDDED) {
-      embedded = await started(Processes.leadlineEmbedded(mkdtempSync(join(tmpdir(), "leadline-bench-embedded-"))))
+      embedded = await started(
+        Processes.leadlineEmbedded(mkdtempSync(join(tmpdir(), "leadline-bench-embedded-")), TRIM)
+      )
       const embeddedAccount = await post(embedded.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, { name: "Bench" })
       for (let i = 0; i < SMALL_LEADS; i += 20) {
         await Promise.all(
@@ -248,8 +257,8 @@ const main = async () => {
       ...(embedded === undefined ? {} : { embedded })
     })
     const residentSets = () => measured.map(([, server]) => Processes.residentMB(server.process.pid))
-    // Idle is a server that has had no request for a while (HeapTrim gives back what start-up grew after 2 s).
-    await new Promise((resolve) => setTimeout(resolve, Processes.IDLE_SECONDS * 1000))
+    // Idle is a server that has had no request for a while, and has trimmed its heap.
+    await new Promise((resolve) => setTimeout(resolve, (TRIM_QUIET_SECONDS + Processes.IDLE_SECONDS) * 1000))
     const idle = residentSets()
 
     // HTTP routes at every connection count, alternating the two servers round by round.

@@ -62,6 +62,8 @@ export const ServerConfig = Config.all({
   ),
   databasePoolSize: Config.Int("LEADLINE_DB_POOL_SIZE").pipe(Config.withDefault(10)),
   shutdownGraceSeconds: Config.Int("LEADLINE_SHUTDOWN_GRACE_SECONDS").pipe(Config.withDefault(10)),
+  // Quiet seconds after work before the heap is trimmed (HeapTrim.ts); 0: never.
+  heapTrimQuietSeconds: Config.Int("LEADLINE_HEAP_TRIM_SECONDS").pipe(Config.withDefault(2)),
   allowPrivateWebhookUrls: Config.Boolean("WEBHOOK_ALLOW_PRIVATE_URLS").pipe(Config.withDefault(false)),
   workerEnabled: Config.Boolean("WEBHOOK_WORKER_ENABLED").pipe(Config.withDefault(true)),
   workerConcurrency: Config.Int("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(32)),

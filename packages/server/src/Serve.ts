@@ -85,6 +85,8 @@ const serveWith = (config: ServerConfig) =>
       ? Effect.logInfo(`Dashboard at http://localhost:${config.port}${Dashboard.DASHBOARD_PATH}/`)
       : Effect.logWarning(`Dashboard not built (no ${dashboardDist}): run npm run build:dashboard in the repository`)
     // Quiet after start-up or a burst of requests, the heap gives back what the work grew.
-    yield* Effect.forkChild(HeapTrim.whenQuiet({ quietSeconds: 2 }))
+    if (config.heapTrimQuietSeconds > 0) {
+      yield* Effect.forkChild(HeapTrim.whenQuiet({ quietSeconds: config.heapTrimQuietSeconds }))
+    }
     return yield* Layer.launch(server)
   })

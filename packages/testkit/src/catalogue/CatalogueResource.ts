@@ -124,7 +124,7 @@ export const resource: Resource.Resource = {
         name: "product_stock",
         account: "account_id",
         rows: Resource.uncounted(
-          "16 stripes per tracked product, made, kept or removed as a create or a PATCH sets `stock` (docs/performance.md, \"One hot product\"): a PATCH's answer does not say whether the product was tracked before"
+          '16 stripes per tracked product, made, kept or removed as a create or a PATCH sets `stock` (docs/performance.md, "One hot product"): a PATCH\'s answer does not say whether the product was tracked before'
         )
       }
     ],

@@ -14,22 +14,12 @@ import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import * as Checkout from "./Checkout.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
+import { post } from "./Http.ts"
 
 const SECRET = "bench-app-secret"
 const NUMBER = "100200301"
 const MESSAGES = Number(process.env.AGENT_LATENCY_MESSAGES ?? 60)
 const here = join(import.meta.dirname, "..")
-
-const post = async (url: string, path: string, auth: string, body: unknown) => {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  const json = (await response.json()) as Record<string, unknown>
-  if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!

@@ -5,6 +5,7 @@ import * as Checkout from "./Checkout.ts"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
+import { post } from "./Http.ts"
 
 /**
  * `npm run bench:analytics`: issue 15's figures. The summary and day timeseries over 30 days
@@ -24,17 +25,6 @@ const ORDERS = 50_000
 const TARGET_P99_MS = 200
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:analytics ${new Date().toISOString().slice(11, 19)}] ${line}`)
-
-const post = async (url: string, path: string, auth: string, body: unknown) => {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  const json = (await response.json()) as any
-  if (response.status >= 300) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
 
 /**
  * The account's history over the last 30 days, in SQL: leads spread evenly in time, each of the

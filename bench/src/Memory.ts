@@ -4,6 +4,7 @@ import { join } from "node:path"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
+import { post } from "./Http.ts"
 
 /**
  * `npm run bench:memory`: does a server's resident set grow under a long load? Leadline on
@@ -21,15 +22,6 @@ const CONNECTIONS = 10
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:memory ${new Date().toISOString().slice(11, 19)}] ${line}`)
 const sleep = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000))
-
-const post = async (url: string, path: string, auth: string, body: unknown) => {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await response.json()) as any
-}
 
 let phone = 3_000_000
 let key = 0

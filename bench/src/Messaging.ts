@@ -6,6 +6,7 @@ import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
 import * as Load from "./Load.ts"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
+import { post } from "./Http.ts"
 
 /**
  * `npm run bench:messaging`: WhatsApp's two directions on PostgreSQL, for Leadline alone (no
@@ -39,15 +40,6 @@ const SECRET = "bench-app-secret"
 const NUMBER = "100200300"
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:messaging] ${line}`)
-
-const post = async (url: string, path: string, auth: string, body: unknown) => {
-  const response = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await response.json()) as any
-}
 
 let sequence = 0
 const decoder = new TextDecoder()

@@ -34,12 +34,19 @@ export const file = (version: string | undefined = pgliteVersion()): string | un
     ? undefined
     : fileURLToPath(new URL(`../dist/pglite-template-${version}.tar.gz`, import.meta.url))
 
-/** The template to start a new database from, or `undefined` to let PGlite run `initdb`. */
-export const forNewDatabase = (pgliteDirectory: string | undefined): Blob | undefined => {
-  if (pgliteDirectory !== undefined && existsSync(join(pgliteDirectory, "PG_VERSION"))) return undefined
-  const path = file()
-  return path !== undefined && existsSync(path) ? new Blob([readFileSync(path)]) : undefined
+// Read once per process: a test run opens many in-memory databases from it.
+let template: Blob | null | undefined
+const load = (): Blob | undefined => {
+  if (template === undefined) {
+    const path = file()
+    template = path !== undefined && existsSync(path) ? new Blob([readFileSync(path)]) : null
+  }
+  return template ?? undefined
 }
+
+/** The template to start a new database from, or `undefined` to let PGlite run `initdb`. */
+export const forNewDatabase = (pgliteDirectory: string | undefined): Blob | undefined =>
+  pgliteDirectory !== undefined && existsSync(join(pgliteDirectory, "PG_VERSION")) ? undefined : load()
 
 /** Makes the template (the build runs this module). */
 export const make = async (): Promise<string> => {

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { mayPresume, presume, read, releaseLocksBeforeFlush } from "../UnitOfWork.ts"
 import { type Product, type ProductFilter, skuTakenMessage } from "@leadline/core/catalogue/Product"
 import { merged, CatalogueRepo, type StockMove } from "@leadline/core/catalogue/CatalogueRepo"
@@ -59,6 +60,9 @@ const READ = `p.id, p.sku, p.name, p.description, p.unit_amount, p.currency, s.s
 const STRIPES_OF_P = `CROSS JOIN LATERAL (
   SELECT sum(t.stock)::int AS stock, sum(t.moves)::int AS moves, max(t.updated_at) AS moved_at
   FROM product_stock AS t WHERE t.account_id = p.account_id AND t.product_id = p.id) AS s`
+
+/** The stripes' numbers, as an int[] literal. */
+const STRIPE_NUMBERS = `{${Array.from({ length: STRIPES }, (_, stripe) => stripe).join(",")}}`
 
 /** `total` spread over the stripes: the first `total % STRIPES` get one more. */
 const spread = (total: number): ReadonlyArray<number> =>
@@ -120,6 +124,19 @@ export const layer = Layer.effect(
                 FOR UPDATE OF t) AS l
           WHERE s.account_id = ${accountId}::uuid AND s.product_id = l.product_id AND s.stripe = l.stripe`
 
+    /** A newly tracked product's stripes, `stock` spread over them; `when` guards it (a product inserted by the same statement). */
+    const insertStripes = (
+      accountId: string,
+      productId: string,
+      stock: number,
+      now: string,
+      when: Statement.Fragment = sql`true`
+    ) =>
+      sql`INSERT INTO product_stock (account_id, product_id, stripe, stock, moves, updated_at)
+          SELECT ${accountId}::uuid, ${productId}, v.stripe, v.stock, 0, ${now}::timestamptz
+          FROM unnest(${STRIPE_NUMBERS}::int[], ${intArray(spread(stock))}::int[]) AS v(stripe, stock)
+          WHERE ${when}`
+
     /** Sets every stripe of the products given (all locked by the caller) in one statement. */
     const setStripes = (
       accountId: string,
@@ -157,13 +174,7 @@ export const layer = Layer.effect(
                     ${p.updated_at}::timestamptz)
             ON CONFLICT (account_id, sku) DO NOTHING
             RETURNING account_id, id
-          ), stripes AS (
-            INSERT INTO product_stock (account_id, product_id, stripe, stock, moves, updated_at)
-            SELECT product.account_id, product.id, v.stripe, v.stock, 0, ${p.updated_at}::timestamptz
-            FROM product, unnest(${intArray(spread(p.stock ?? 0).map((_, stripe) => stripe))}::int[],
-                                 ${intArray(spread(p.stock ?? 0))}::int[]) AS v(stripe, stock)
-            WHERE ${p.stock !== null}
-          )
+          )${p.stock === null ? sql`` : sql`, stripes AS (${insertStripes(accountId, p.id, p.stock, p.updated_at, sql`EXISTS (SELECT 1 FROM product)`)})`}
           SELECT id FROM product`).pipe(
           Effect.flatMap((rows) => (rows.length > 0 ? Effect.void : Effect.fail(skuTaken(p.sku))))
         ),
@@ -243,11 +254,7 @@ export const layer = Layer.effect(
               )
             }
           } else if (!tracked) {
-            yield* orDie(sql`
-              INSERT INTO product_stock (account_id, product_id, stripe, stock, moves, updated_at)
-              SELECT ${accountId}::uuid, ${p.id}, v.stripe, v.stock, 0, ${p.updated_at}::timestamptz
-              FROM unnest(${intArray(spread(p.stock).map((_, stripe) => stripe))}::int[], ${intArray(spread(p.stock))}::int[])
-                   AS v(stripe, stock)`)
+            yield* orDie(insertStripes(accountId, p.id, p.stock, p.updated_at))
           } else if (Number(stripes!.stock) !== p.stock) {
             yield* setStripes(
               accountId,

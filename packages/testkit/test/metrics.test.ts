@@ -142,7 +142,9 @@ for (const [name, wiring] of Wirings.wirings) {
           json: { name: "Buyer", phone: "+5511988880077" }
         })
         expect(lead.status, lead.text).toBe(201)
-        const tracked = await product("FLUSH-TRACKED", 10)
+        // Enough for every one of the 16 stripes (SqlCatalogue.STRIPES) to hold units: with 10, a connection's
+        // stripe may be empty, and the order then asks in a transaction, which waits for its own flush.
+        const tracked = await product("FLUSH-TRACKED", 1_000)
         const untracked = await product("FLUSH-UNTRACKED", null)
         const order = (productId: string, key: string) =>
           call(stage.server, "POST", "/api/v1/orders", {

@@ -426,6 +426,14 @@ describe("sending through the Cloud API transport, against a mock Graph server",
     expect(posts[1]!.receivedAt - posts[0]!.receivedAt).toBeGreaterThanOrEqual(1700)
   })
 
+  it('retries Graph\'s 131000 ("something went wrong", HTTP 500) as Meta advises, then WhatsApp takes it', async () => {
+    graph.script(MockGraph.Reply.graphError(500, 131000, { message: "Something went wrong" }))
+    const id = await sendOne()
+    const final = await settled(id)
+    expect(final).toMatchObject({ status: "sent", error: null })
+    expect(postsFor(id)).toHaveLength(2)
+  })
+
   it("cools the channel down after a throughput refusal: the next send waits about a second", async () => {
     graph.script(MockGraph.Reply.graphError(400, 130429))
     const before = graph.requests().length

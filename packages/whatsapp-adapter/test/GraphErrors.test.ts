@@ -57,7 +57,7 @@ describe("classifyResponse", () => {
   })
 
   it("rejects the retryable codes as retryable, whatever the status", () => {
-    for (const code of [130429, 131056, 131057, 80007, 4, 2]) {
+    for (const code of [130429, 131056, 131057, 131000, 80007, 4, 2]) {
       for (const status of [400, 500]) {
         expect(failure(GraphErrors.classifyResponse(status, graphError(code))), `${code}`).toEqual(
           rejected({ retryable: true, providerCode: code, message: `(#${code}) Something`, channelError: false })
@@ -105,8 +105,27 @@ describe("classifyResponse", () => {
     expect(failure(GraphErrors.classifyResponse(503, JSON.stringify({ error: { code: "2" } })))).toEqual(
       new OutcomeUnknown({ reason: "HTTP 503 without a Graph error body" })
     )
+    expect(failure(GraphErrors.classifyResponse(504, JSON.stringify({})))).toEqual(
+      new OutcomeUnknown({ reason: "HTTP 504 without a Graph error body" })
+    )
+  })
+
+  it("rejects a 4xx without a Graph error body (a proxy refused it): retryable on 429 and 408 only", () => {
+    const refused = (status: number, retryable: boolean) =>
+      rejected({
+        retryable,
+        providerCode: null,
+        message: `HTTP ${status} without a Graph error body`,
+        channelError: false
+      })
     expect(failure(GraphErrors.classifyResponse(429, JSON.stringify({ error: "slow down" })))).toEqual(
-      new OutcomeUnknown({ reason: "HTTP 429 without a Graph error body" })
+      refused(429, true)
+    )
+    expect(failure(GraphErrors.classifyResponse(408, "<html>Request Timeout</html>"))).toEqual(refused(408, true))
+    expect(failure(GraphErrors.classifyResponse(400, ""))).toEqual(refused(400, false))
+    expect(failure(GraphErrors.classifyResponse(403, "<html>Forbidden</html>"))).toEqual(refused(403, false))
+    expect(failure(GraphErrors.classifyResponse(413, JSON.stringify({ message: "too large" })))).toEqual(
+      refused(413, false)
     )
   })
 })

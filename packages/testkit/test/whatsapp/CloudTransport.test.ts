@@ -166,7 +166,8 @@ describe("CloudTransport: what came back (docs/contract-messaging.md §6.3)", ()
     [400, 131057],
     [400, 80007],
     [400, 4],
-    [503, 2]
+    [503, 2],
+    [500, 131000]
   ]
   for (const [status, code] of retryable) {
     it(`Graph error ${code} (HTTP ${status}) → Rejected, retryable`, async () => {
@@ -294,6 +295,26 @@ describe("CloudTransport: what came back (docs/contract-messaging.md §6.3)", ()
     expect(failure).toEqual(new OutcomeUnknown({ reason: "HTTP 502 without a Graph error body" }))
     expectOnePost()
   })
+
+  for (const [status, retryable] of [
+    [429, true],
+    [408, true],
+    [400, false],
+    [403, false]
+  ] as const) {
+    it(`${status} without a Graph error body (a proxy's page) → Rejected, ${retryable ? "retryable" : "not retryable"}`, async () => {
+      mock.script(MockGraph.Reply.raw(status, "<html>refused</html>", "text/html"))
+      const rejected = rejectedOf(await send())
+      expect(fields(rejected)).toEqual({
+        retryable,
+        retryAfterMs: null,
+        providerCode: null,
+        message: `HTTP ${status} without a Graph error body`,
+        channelError: false
+      })
+      expectOnePost()
+    })
+  }
 
   it("200 without messages[0].id → OutcomeUnknown", async () => {
     mock.script(MockGraph.Reply.withoutMessages())

@@ -13,8 +13,12 @@ export interface GraphError {
   readonly subcode: number | null
 }
 
-/** Throughput (130429), pair rate (131056), number upgrade (131057), rate limits (80007, 4), service (2). */
-export const RETRYABLE_CODES: ReadonlySet<number> = new Set([130429, 131056, 131057, 80007, 4, 2])
+/**
+ * Throughput (130429), pair rate (131056), number upgrade (131057), rate limits (80007, 4), service (2),
+ * and 131000, Meta's "something went wrong": its answer says the message failed to send, and Meta's
+ * advice is to try again.
+ */
+export const RETRYABLE_CODES: ReadonlySet<number> = new Set([130429, 131056, 131057, 131000, 80007, 4, 2])
 
 /** The token or its permissions were refused: nothing passes on the channel until someone fixes it. */
 export const isChannelErrorCode = (code: number): boolean =>
@@ -87,11 +91,30 @@ const parseJson = (text: string): { readonly ok: true; readonly value: unknown }
   }
 }
 
+/**
+ * A 4xx whose body is not Graph's (a proxy, a load balancer): the request was refused, so nothing
+ * was sent. Too many requests (429) and a request the server gave up waiting for (408) may pass
+ * later; any other refusal would be refused again.
+ */
+const refusedWithoutGraphError = (status: number): Rejected =>
+  new Rejected({
+    retryable: status === 429 || status === 408,
+    retryAfterMs: null,
+    providerCode: null,
+    message: `HTTP ${status} without a Graph error body`,
+    channelError: false
+  })
+
 /** Classifies a complete answer: its HTTP status and its body as text. */
 export const classifyResponse = (status: number, text: string): Result.Result<Accepted, SendFailure> => {
   const parsed = parseJson(text)
+  const refused = status >= 400 && status < 500
   if (!parsed.ok) {
-    return Result.fail(new OutcomeUnknown({ reason: `HTTP ${status} with a body that is not JSON` }))
+    return Result.fail(
+      refused
+        ? refusedWithoutGraphError(status)
+        : new OutcomeUnknown({ reason: `HTTP ${status} with a body that is not JSON` })
+    )
   }
   if (status >= 200 && status < 300) {
     const accepted = acceptedOf(parsed.value)
@@ -99,6 +122,7 @@ export const classifyResponse = (status: number, text: string): Result.Result<Ac
   }
   const error = parseGraphError(parsed.value)
   if (error !== undefined) return Result.fail(fromGraphError(error, status))
+  if (refused) return Result.fail(refusedWithoutGraphError(status))
   // Meta may have taken the message and failed to say so: never a reason to send it again.
   return Result.fail(
     new OutcomeUnknown({

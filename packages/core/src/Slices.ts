@@ -7,6 +7,7 @@ import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import * as WhatsAppSlice from "./whatsapp/WhatsAppSlice.ts"
 
@@ -25,6 +26,7 @@ export const all = [
   ConversationsSlice.slice,
   MessagesSlice.slice,
   WhatsAppSlice.slice,
+  OptOutsSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,

@@ -19,6 +19,7 @@ const lead: Lead = {
   status: "new",
   assigned_user_id: null,
   attributes: { source: "web" },
+  marketing_opt_out: null,
   created_at: "2025-01-01T00:00:00.000Z",
   updated_at: "2025-01-01T00:00:00.000Z"
 }

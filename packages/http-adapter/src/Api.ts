@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { CampaignsApi } from "./campaigns/CampaignsApi.ts"
 import { CatalogueApi } from "./catalogue/CatalogueApi.ts"
+import { OptOutsApi } from "./optouts/OptOutsApi.ts"
 import { OrderNoticesApi } from "./orders/OrderNoticesApi.ts"
 import { OrdersApi } from "./orders/OrdersApi.ts"
 import { KnowledgeApi } from "./knowledge/KnowledgeApi.ts"
@@ -28,6 +29,7 @@ export class Api extends HttpApi.make("leadline")
   .add(ChannelsApi)
   .add(ConversationsApi)
   .add(MessagesApi)
+  .add(OptOutsApi)
   .add(CampaignsApi)
   .add(CatalogueApi)
   .add(OrdersApi)

@@ -11,6 +11,7 @@ import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
+import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
@@ -35,6 +36,7 @@ export const all = [
   MemoryChannels.layer,
   MemoryConversations.layer,
   MemoryMessages.layer,
+  MemoryOptOutSettings.layer,
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,
   MemoryOrders.layer,

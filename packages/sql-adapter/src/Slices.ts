@@ -10,6 +10,7 @@ import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
+import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import * as UsageSlice from "./usage/UsageSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
@@ -32,6 +33,7 @@ export const all = [
   ChannelsSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
+  OptOutsSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,

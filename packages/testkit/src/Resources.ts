@@ -12,6 +12,7 @@ import * as IdentitySlice from "./identity/IdentitySlice.ts"
 import * as KeysSlice from "./keys/KeysSlice.ts"
 import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
+import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
 import type * as Resource from "./Resource.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
@@ -35,6 +36,7 @@ export const slices = [
   LeadsSlice.slice,
   ChannelsSlice.slice,
   ConversationsSlice.slice,
+  OptOutsSlice.slice,
   CampaignsSlice.slice,
   CatalogueSlice.slice,
   OrdersSlice.slice,

@@ -24,6 +24,7 @@ const lead = (): Lead => {
     email: null,
     tags: [],
     status: "new",
+    marketing_opt_out: null,
     assigned_user_id: null,
     attributes: {},
     created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),

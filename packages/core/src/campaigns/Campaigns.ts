@@ -277,25 +277,34 @@ export class Campaigns extends Context.Service<
                 campaign.scheduled_at !== null && campaign.scheduled_at > now ? campaign.scheduled_at : null
               const template = campaign.template as ReturnType<typeof templateOf>
 
-              // Rendered first: the usage is reserved for exactly the recipients that get a message.
-              const rendered = audience.map((lead) => Placeholders.render(template.components, lead))
+              // Rendered first: the usage is reserved for exactly the recipients that get a message. A lead
+              // that refused marketing (§8.6) gets none.
+              const rendered = audience.map((lead): Placeholders.Rendered | { readonly _tag: "OptedOut" } =>
+                lead.marketing_opt_out === null ? Placeholders.render(template.components, lead) : { _tag: "OptedOut" }
+              )
               const eligible = rendered.filter((r) => r._tag === "Rendered").length
 
               // All or nothing (§10): a queued campaign never stops half-way for quota.
               if (eligible > 0) yield* reserveWithinPlan(accounts, usage, accountId, now, eligible)
 
               /** One recipient as stored: skipped, or with its message and the thread to make for it. */
-              const recipient = (lead: (typeof audience)[number], result: Placeholders.Rendered): QueuedRecipient => {
-                if (result._tag === "Missing") {
+              const recipient = (
+                lead: (typeof audience)[number],
+                result: (typeof rendered)[number]
+              ): QueuedRecipient => {
+                if (result._tag !== "Rendered") {
                   return {
                     snapshot: {
                       lead_id: lead.id,
                       phone: lead.phone,
                       message_id: null,
-                      skipped: {
-                        code: "missing_template_value",
-                        message: `${result.placeholder} renders empty for this lead`
-                      },
+                      skipped:
+                        result._tag === "OptedOut"
+                          ? { code: "opted_out", message: "The lead opted out of marketing" }
+                          : {
+                              code: "missing_template_value",
+                              message: `${result.placeholder} renders empty for this lead`
+                            },
                       created_at: now
                     },
                     message: null,

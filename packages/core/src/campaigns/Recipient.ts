@@ -21,7 +21,7 @@ export const Recipient = Schema.Struct({
   message_id: Schema.NullOr(Schema.String).annotate({ description: "Its message; null when it was skipped" }),
   error: Schema.NullOr(MessageError).annotate({
     description:
-      "Why it was skipped (`missing_template_value`, `lead_deleted`) or why its message failed, with WhatsApp's code"
+      "Why it was skipped (`missing_template_value`, `opted_out`, `lead_deleted`) or why its message failed, with WhatsApp's code"
   }),
   updated_at: Schema.String
 }).annotate({ identifier: "CampaignRecipient" })
@@ -32,7 +32,7 @@ export interface Snapshot {
   readonly lead_id: string
   readonly phone: string
   readonly message_id: string | null
-  /** Set when the recipient gets no message (`missing_template_value`). */
+  /** Set when the recipient gets no message (`missing_template_value`, `opted_out`). */
   readonly skipped: { readonly code: string; readonly message: string } | null
   readonly created_at: string
 }

@@ -25,6 +25,36 @@ const Tags = Schema.Array(Tag).check(Schema.isMaxLength(50, { message: "at most 
 
 const Attributes = JsonObject("attributes")
 
+/**
+ * The lead's refusal of marketing (docs/contract-messaging.md §8.6): when, how it came (a keyword the
+ * lead sent on WhatsApp, or the API), and why. Campaigns skip such a lead; service replies still go.
+ */
+export const MarketingOptOut = Schema.Struct({
+  at: Schema.String.annotate({ description: "When the lead opted out" }),
+  source: Schema.Literals(["whatsapp_keyword", "api"]).annotate({
+    description: "`whatsapp_keyword`: the lead sent one of the account's opt-out keywords; `api`: set through the API"
+  }),
+  reason: Schema.NullOr(Schema.String).annotate({
+    description: "The keyword the lead sent, or the reason given through the API"
+  })
+}).annotate({ identifier: "MarketingOptOut" })
+export type MarketingOptOut = typeof MarketingOptOut.Type
+
+const OptOutReason = Text.check(Schema.isMaxLength(500, { message: "reason must be at most 500 characters" }))
+
+/** What a create or PATCH sets: the lead opts out now, with an optional reason; `null` (PATCH) opts it back in. */
+export const SetMarketingOptOut = Schema.Struct({
+  reason: Schema.optional(Schema.NullOr(OptOutReason))
+}).annotate({ identifier: "SetMarketingOptOut" })
+export type SetMarketingOptOut = typeof SetMarketingOptOut.Type
+
+/** The stored opt-out for what a body set: `at` now, from the API. */
+export const optOutFromApi = (input: SetMarketingOptOut, now: string): MarketingOptOut => ({
+  at: now,
+  source: "api",
+  reason: input.reason ?? null
+})
+
 export const Lead = Schema.Struct({
   id: Schema.String.annotate({ description: "`ld_` followed by a sortable id" }),
   name: Schema.String,
@@ -34,6 +64,9 @@ export const Lead = Schema.Struct({
   status: LeadStatus,
   assigned_user_id: Schema.NullOr(Schema.String),
   attributes: Schema.Record(Schema.String, Schema.Unknown),
+  marketing_opt_out: Schema.NullOr(MarketingOptOut).annotate({
+    description: "Null, or when and why the lead refused marketing: campaigns skip it (docs §8.6)"
+  }),
   created_at: Schema.String,
   updated_at: Schema.String
 }).annotate({ identifier: "Lead" })
@@ -46,7 +79,8 @@ const settable = {
   tags: Schema.optional(Tags),
   status: Schema.optional(LeadStatus),
   assigned_user_id: Schema.optional(Schema.NullOr(Schema.String)),
-  attributes: Schema.optional(Attributes)
+  attributes: Schema.optional(Attributes),
+  marketing_opt_out: Schema.optional(Schema.NullOr(SetMarketingOptOut))
 }
 
 export const CreateLead = Schema.Struct({ name: Name, phone: PhoneNumber, ...settable }).annotate({
@@ -64,6 +98,10 @@ export const fromInput = (id: string, input: CreateLead, now: string): Lead => (
   status: input.status ?? "new",
   assigned_user_id: input.assigned_user_id ?? null,
   attributes: input.attributes ?? {},
+  marketing_opt_out:
+    input.marketing_opt_out === undefined || input.marketing_opt_out === null
+      ? null
+      : optOutFromApi(input.marketing_opt_out, now),
   created_at: now,
   updated_at: now
 })

@@ -98,10 +98,18 @@ export class Leads extends Context.Service<
             Effect.gen(function* () {
               const current = yield* repo.find(principal.accountId, id)
               if (current === undefined) return yield* notFound(id)
+              const now = yield* Ids.now
+              const { marketing_opt_out: optOut, ...fields } = input
               const next: Lead = {
                 ...current,
-                ...definedFields(input),
-                updated_at: yield* Ids.now
+                ...definedFields(fields),
+                marketing_opt_out:
+                  optOut === undefined
+                    ? current.marketing_opt_out
+                    : optOut === null
+                      ? null
+                      : NewLead.optOutFromApi(optOut, now),
+                updated_at: now
               }
               const updated = yield* repo.update(principal.accountId, next)
               return updated ?? (yield* notFound(id))

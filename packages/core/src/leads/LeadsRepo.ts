@@ -3,7 +3,7 @@ import type { Conflict } from "../Errors.ts"
 import type { Listed, Page } from "../Pagination.ts"
 import type { Audience } from "./Audience.ts"
 import type { Bounds } from "../metrics/Calendar.ts"
-import type { Lead, LeadStatus } from "./Lead.ts"
+import type { Lead, LeadStatus, MarketingOptOut } from "./Lead.ts"
 
 /** Lead storage, always scoped to one account. Phone numbers are unique per account. */
 export class LeadsRepo extends Context.Service<
@@ -20,6 +20,16 @@ export class LeadsRepo extends Context.Service<
     ) => Effect.Effect<ReadonlyMap<string, string>>
     /** Replaces the stored lead; undefined when it is not in the account. */
     readonly update: (accountId: string, lead: Lead) => Effect.Effect<Lead | undefined, Conflict>
+    /**
+     * Opts these leads out of marketing (`optOut`), or back in (`null`), where that changes them: a
+     * lead opted out already keeps its first opt-out. `updated_at` moves on the leads changed, whose ids come back.
+     */
+    readonly setMarketingOptOut: (
+      accountId: string,
+      leadIds: ReadonlyArray<string>,
+      optOut: MarketingOptOut | null,
+      now: string
+    ) => Effect.Effect<ReadonlyArray<string>>
     /** The leads a campaign's audience matches now (`Audience.matches`), in id order. */
     readonly audience: (accountId: string, audience: Audience) => Effect.Effect<ReadonlyArray<Lead>>
     /** How many leads the audience matches now. */

@@ -30,7 +30,10 @@ export const Message = Schema.Struct({
   status: Schema.Literals(["received", "queued", "sent", "delivered", "read", "failed", "cancelled"]),
   error: Schema.NullOr(MessageError),
   external_id: Nullable.annotate({ description: "WhatsApp's message id (wamid)" }),
-  sender_type: Schema.Literals(["lead", "user", "agent", "campaign"]),
+  sender_type: Schema.Literals(["lead", "user", "agent", "campaign", "system"]).annotate({
+    description:
+      "`system`: sent by Leadline itself on the account's behalf (a keyword opt-out's confirmation), with no `sender_id`"
+  }),
   sender_id: Nullable,
   campaign_id: Nullable,
   scheduled_at: Nullable,
@@ -98,13 +101,17 @@ const queued = (placement: Placement, content: OutboundContent, now: string) => 
   status: "queued" as const
 })
 
-/** A message queued to send, written by a person or an agent (`sender`). */
-export const outbound = (
-  placement: Placement,
-  content: OutboundContent,
-  sender: { readonly type: "user" | "agent"; readonly id: string },
-  now: string
-): Message => ({ ...queued(placement, content, now), sender_type: sender.type, sender_id: sender.id })
+/** Who queued an outbound message: a person, an agent, or Leadline itself (no id). */
+export type Sender =
+  | { readonly type: "user" | "agent"; readonly id: string }
+  | { readonly type: "system"; readonly id: null }
+
+/** A message queued to send, written by a person, an agent or the system (`sender`). */
+export const outbound = (placement: Placement, content: OutboundContent, sender: Sender, now: string): Message => ({
+  ...queued(placement, content, now),
+  sender_type: sender.type,
+  sender_id: sender.id
+})
 
 /** A campaign's message to one recipient: a template, queued until `scheduledAt` (null: at once). */
 export const fromCampaign = (

@@ -62,6 +62,15 @@ export class Messages extends Context.Service<
       text: string
     ) => Effect.Effect<Message, Conflict | WindowClosed | LimitReached>
     /**
+     * A text Leadline itself sends into a conversation (`sender_type: "system"`: a keyword opt-out's
+     * confirmation), queued as any send is: no principal, the caller's transaction.
+     */
+    readonly systemReply: (
+      accountId: string,
+      conversation: Conversation,
+      text: string
+    ) => Effect.Effect<Message, Conflict | WindowClosed | LimitReached>
+    /**
      * A message the system sends a lead on a user's behalf (an order's status notice), queued as
      * any send is, into the lead's most recent conversation on an active channel: no principal,
      * the caller's transaction. It never starts a conversation (`NotFound` where the lead has
@@ -113,7 +122,7 @@ export class Messages extends Context.Service<
       /** The checks of §5.2 after the conversation is known, in their order, then the queued message. */
       const queue = Effect.fnUntraced(function* (
         accountId: string,
-        sender: { readonly type: "user" | "agent"; readonly id: string },
+        sender: NewMessage.Sender,
         conversation: Conversation,
         input: SendMessage
       ) {
@@ -213,6 +222,9 @@ export class Messages extends Context.Service<
           queue(accountId, { type: "agent", id: agentId }, conversation, { type: "text", text })
         )
 
+      const systemReply = (accountId: string, conversation: Conversation, text: string) =>
+        transactor.withTransaction(queue(accountId, { type: "system", id: null }, conversation, { type: "text", text }))
+
       const notify = (accountId: string, userId: string, leadId: string, input: SendMessage) =>
         transactor.withTransaction(
           Effect.gen(function* () {
@@ -225,7 +237,7 @@ export class Messages extends Context.Service<
           })
         )
 
-      return Messages.of({ list, get, send, sendToLead, reply, notify })
+      return Messages.of({ list, get, send, sendToLead, reply, systemReply, notify })
     })
   )
 }

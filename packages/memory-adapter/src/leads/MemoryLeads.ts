@@ -56,6 +56,22 @@ export const layer = Layer.sync(LeadsRepo)(() => {
             ? phoneTaken(lead)
             : Effect.succeed(before === undefined ? undefined : lead)
       ),
+    setMarketingOptOut: (accountId, leadIds, optOut, now) =>
+      Effect.gen(function* () {
+        const changed: Array<string> = []
+        for (const id of leadIds) {
+          const lead = leads.get(MemoryTable.key(accountId, id))?.lead
+          if (lead === undefined || (lead.marketing_opt_out === null) === (optOut === null)) continue
+          const next: Lead = {
+            ...lead,
+            marketing_opt_out: optOut,
+            updated_at: lead.updated_at > now ? lead.updated_at : now
+          }
+          yield* atomically((tx) => leads.update(tx, { accountId, lead: next }))
+          changed.push(id)
+        }
+        return changed
+      }),
     createdPerBucket: (accountId, bounds) =>
       Effect.sync(() =>
         Calendar.countPerBucket(

@@ -12,6 +12,7 @@ export const LEAD_KEYS = [
   "created_at",
   "email",
   "id",
+  "marketing_opt_out",
   "name",
   "phone",
   "status",

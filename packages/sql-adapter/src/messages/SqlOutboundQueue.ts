@@ -3,6 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import { orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
+import * as SealedSecrets from "../sealing/SealedSecrets.ts"
 import { columnsOf, toMessage } from "./SqlMessages.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
@@ -13,6 +14,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
     const columns = sql.unsafe(columnsOf("m"))
+    const keyring = yield* SealedSecrets.SecretKeyring
 
     return OutboundQueue.of({
       // One statement: due messages in lane order, skipping those another sender holds, leased.
@@ -41,15 +43,35 @@ export const layer = Layer.effect(
               )
               SELECT ${columns}, m.account_id::text AS claim_account, m.attempts + 1 AS claim_attempts,
                      m.interrupted AS claim_interrupted, c.phone_number_id AS claim_number,
-                     c.access_token AS claim_token, c.status AS claim_channel_status,
+                     c.access_token AS claim_token, c.access_token_key AS claim_token_key, c.status AS claim_channel_status,
                      coalesce(cv.contact_wa_id, substr(l.phone, 2)) AS claim_to
               FROM claimed m
-              CROSS JOIN LATERAL (SELECT phone_number_id, access_token, status FROM channels
+              CROSS JOIN LATERAL (SELECT phone_number_id, access_token, access_token_key, status FROM channels
                                   WHERE account_id = m.account_id AND id = m.channel_id LIMIT 1) AS c
               CROSS JOIN LATERAL (SELECT contact_wa_id FROM conversations
                                   WHERE account_id = m.account_id AND id = m.conversation_id LIMIT 1) AS cv
               CROSS JOIN LATERAL (SELECT phone FROM leads WHERE account_id = m.account_id AND id = m.lead_id LIMIT 1) AS l
               ORDER BY m.priority, m.not_before, m.id`
+            // A claim's messages share few channels: each sealed token is opened once per claim.
+            const opened = new Map<string, Redacted.Redacted<string>>()
+            const tokenOf = (row: Record<string, unknown>) => {
+              const value = row.claim_token as string
+              // Keyed by the row too: a value moved to another channel must be refused there.
+              const key = `${row.claim_account}/${row.channel_id}/${value}`
+              let token = opened.get(key)
+              if (token === undefined) {
+                token = Redacted.make(
+                  SealedSecrets.open(keyring, SealedSecrets.COLUMNS[0]!, {
+                    accountId: row.claim_account as string,
+                    id: row.channel_id as string,
+                    value,
+                    keyId: row.claim_token_key as string | null
+                  })
+                )
+                opened.set(key, token)
+              }
+              return token
+            }
             return rows.map((row) => {
               const message = toMessage(row)
               return {
@@ -57,7 +79,7 @@ export const layer = Layer.effect(
                 message,
                 channel: {
                   phoneNumberId: row.claim_number as string,
-                  accessToken: Redacted.make(row.claim_token as string),
+                  accessToken: tokenOf(row),
                   active: row.claim_channel_status === "active"
                 },
                 to: row.claim_to as string,

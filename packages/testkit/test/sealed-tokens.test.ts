@@ -285,6 +285,13 @@ describe(`rotating LEADLINE_ENCRYPTION_KEY on ${process.env.TEST_DATABASE_URL ? 
       "The database holds secrets sealed under the key(s) k1 (2 rows), which LEADLINE_ENCRYPTION_KEY does not hold (it holds k2): add them to the keyring"
     )
 
+    // k1's id with other bytes: the ids match, the rows do not open.
+    const impostor = await refusal(Keyring.newKey("k1"))
+    expect(impostor).toMatch(
+      /^The key k1 in LEADLINE_ENCRYPTION_KEY opens none of the values sealed under k1 \(tried channels\.access_token\/[^)]+\): it is not the key that sealed them; give that key under its id$/
+    )
+    expect(impostor).not.toContain(sealedToken)
+
     // k2 first, k1 kept: both rows open; the reseal seals the clear one and moves the others to k2.
     const rotated = await start(`${k2},${k1}`)
     expect(await tokenOf(rotated, channels.clear.phone_number_id)).toBe(clearToken)

@@ -86,6 +86,44 @@ export const check = (keyring: Keyring.Keyring | undefined) =>
       missing.push(...used.filter((entry) => keyring === undefined || !keyring.ids.includes(entry.key_id)))
     }
     if (missing.length > 0) return yield* new MissingKeys({ message: missingMessage(keyring, missing) })
+    if (keyring !== undefined) yield* sameKeys(keyring)
+  })
+
+/**
+ * A key given again under its id but with other bytes (a `new-key` run twice) passes the check of
+ * ids; so a few rows of each key are opened too. One that opens is enough: a single changed row
+ * must not keep the server from starting, only a key that opens none of its rows.
+ */
+const sameKeys = (keyring: Keyring.Keyring) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    for (const column of COLUMNS) {
+      const samples = yield* sql<StoredRow>`
+        SELECT account_id::text AS account_id, id, value, key_id FROM (
+          SELECT account_id, id, ${sql(column.column)} AS value, ${sql(column.keyColumn)} AS key_id,
+                 row_number() OVER (PARTITION BY ${sql(column.keyColumn)} ORDER BY account_id, id) AS n
+          FROM ${sql(column.table)} WHERE ${sql(column.keyColumn)} IS NOT NULL
+        ) AS sampled WHERE n <= 3`.pipe(Effect.orDie)
+      for (const keyId of new Set(samples.map((row) => row.key_id))) {
+        const rows = samples.filter((row) => row.key_id === keyId)
+        const opens = rows.some((row) => {
+          try {
+            open(keyring, column, { accountId: row.account_id, id: row.id, value: row.value, keyId: row.key_id })
+            return true
+          } catch {
+            return false
+          }
+        })
+        if (!opens) {
+          return yield* new MissingKeys({
+            message:
+              `The key ${keyId} in ${Keyring.SETTING} opens none of the values sealed under ${keyId} ` +
+              `(tried ${rows.map((row) => contextOf(column, row.account_id, row.id)).join(", ")}): ` +
+              "it is not the key that sealed them; give that key under its id"
+          })
+        }
+      }
+    }
   })
 
 /**

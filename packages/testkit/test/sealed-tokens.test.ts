@@ -96,7 +96,8 @@ for (const [name, wire, sql] of wirings) {
         app: Layer.succeedContext(built.context),
         messaging: {
           transport: CloudTransport.layer({ baseUrl: graph.url, timeoutMillis: 2000 }),
-          senderOptions: { pollMillis: 100 }
+          // A short lease: a message held by a token that does not open is claimed again soon.
+          senderOptions: { pollMillis: 100, leaseMillis: 1000 }
         }
       })
       account = await makeAccount(server)
@@ -114,25 +115,33 @@ for (const [name, wire, sql] of wirings) {
       await dispose?.()
     })
 
-    /** Sends a template on the channel and returns the Authorization header Graph received for it. */
-    const sentWith = async (channelId: string) => {
+    /** Queues a template on the channel; its id. */
+    const queue = async (channelId: string) => {
       const sent = await call(server, "POST", "/api/v1/messages", {
         auth: account.ownerKey,
         json: { ...TEMPLATE_SEND, lead_id: lead, channel_id: channelId }
       })
       expect(sent.status, sent.text).toBe(201)
+      return sent.body.id as string
+    }
+    const statusOf = async (id: string) =>
+      (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body.status as string
+
+    /** Waits for the message to be sent; the Authorization header Graph received for it. */
+    const settledWith = async (id: string) => {
       const final = await until(
-        async () => (await call(server, "GET", `/api/v1/messages/${sent.body.id}`, { auth: account.ownerKey })).body,
+        async () => (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body,
         (message) => message.status !== "queued",
         15_000
       )
       expect(final).toMatchObject({ status: "sent", error: null })
       const posts = graph
         .requests()
-        .filter((r) => (r.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === sent.body.id)
+        .filter((r) => (r.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === id)
       expect(posts).toHaveLength(1)
       return posts[0]!.headers.authorization
     }
+    const sentWith = async (channelId: string) => settledWith(await queue(channelId))
 
     it("sends with the token given at create and then by PATCH, and never returns it", async () => {
       const first = token("first")
@@ -179,7 +188,7 @@ for (const [name, wire, sql] of wirings) {
     })
 
     if (sql) {
-      it("refuses a sealed token moved to another channel's row, saying so without the token", async () => {
+      it("refuses a sealed token moved to another channel's row, saying so without the token, and holds its messages", async () => {
         const kept = token("kept")
         const a = await createChannel(server, account.ownerKey, { access_token: token("a") })
         const b = await createChannel(server, account.ownerKey, { access_token: kept })
@@ -205,6 +214,18 @@ for (const [name, wire, sql] of wirings) {
         )
         expect(said).not.toContain(kept)
         expect(said).not.toContain(bRow.access_token)
+
+        // The sender holds the channel's message and sends the others'; a new token releases it.
+        const held = await queue(a.id)
+        expect(await sentWith(b.id)).toBe(`Bearer ${kept}`)
+        expect(await statusOf(held)).toBe("queued")
+        const fresh = token("fresh")
+        const patched = await call(server, "PATCH", `/api/v1/channels/${a.id}`, {
+          auth: account.ownerKey,
+          json: { access_token: fresh }
+        })
+        expect(patched.status, patched.text).toBe(200)
+        expect(await settledWith(held)).toBe(`Bearer ${fresh}`)
       })
     }
   })

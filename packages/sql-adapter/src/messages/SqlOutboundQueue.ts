@@ -1,8 +1,9 @@
 import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import { orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
+import type * as Keyring from "../sealing/Keyring.ts"
 import * as SealedSecrets from "../sealing/SealedSecrets.ts"
 import { columnsOf, toMessage } from "./SqlMessages.ts"
 
@@ -52,41 +53,54 @@ export const layer = Layer.effect(
                                   WHERE account_id = m.account_id AND id = m.conversation_id LIMIT 1) AS cv
               CROSS JOIN LATERAL (SELECT phone FROM leads WHERE account_id = m.account_id AND id = m.lead_id LIMIT 1) AS l
               ORDER BY m.priority, m.not_before, m.id`
-            // A claim's messages share few channels: each sealed token is opened once per claim.
-            const opened = new Map<string, Redacted.Redacted<string>>()
+            // A claim's messages share few channels: each sealed token is opened once per claim,
+            // keyed by its row too (a value moved to another channel must be refused there).
+            const opened = new Map<string, Redacted.Redacted<string> | Keyring.SealedValueError>()
             const tokenOf = (row: Record<string, unknown>) => {
-              const value = row.claim_token as string
-              // Keyed by the row too: a value moved to another channel must be refused there.
-              const key = `${row.claim_account}/${row.channel_id}/${value}`
+              const key = `${row.claim_account}/${row.channel_id}/${row.claim_token}`
               let token = opened.get(key)
               if (token === undefined) {
-                token = Redacted.make(
-                  SealedSecrets.open(keyring, SealedSecrets.COLUMNS[0]!, {
-                    accountId: row.claim_account as string,
-                    id: row.channel_id as string,
-                    value,
-                    keyId: row.claim_token_key as string | null
-                  })
-                )
+                try {
+                  token = Redacted.make(
+                    SealedSecrets.open(keyring, SealedSecrets.COLUMNS[0]!, {
+                      accountId: row.claim_account as string,
+                      id: row.channel_id as string,
+                      value: row.claim_token as string,
+                      keyId: row.claim_token_key as string | null
+                    })
+                  )
+                } catch (error) {
+                  token = error as Keyring.SealedValueError
+                }
                 opened.set(key, token)
               }
               return token
             }
-            return rows.map((row) => {
-              const message = toMessage(row)
-              return {
+            const claimed: Array<ClaimedMessage> = []
+            for (const row of rows) {
+              const accessToken = tokenOf(row)
+              if (accessToken instanceof Error) continue
+              claimed.push({
                 accountId: row.claim_account as string,
-                message,
+                message: toMessage(row),
                 channel: {
                   phoneNumberId: row.claim_number as string,
-                  accessToken: tokenOf(row),
+                  accessToken,
                   active: row.claim_channel_status === "active"
                 },
                 to: row.claim_to as string,
                 attempts: row.claim_attempts as number,
                 interrupted: row.claim_interrupted as boolean
+              })
+            }
+            // A token that does not open holds its channel's messages (leased, so the others go on)
+            // until a new token is given; the message names the row, never the value.
+            for (const failure of opened.values()) {
+              if (failure instanceof Error) {
+                yield* Effect.logError(`Messages held: ${failure.message}; give the channel a new access_token`)
               }
-            })
+            }
+            return claimed
           })
         ),
       beginSend: (worker, keys, now) =>

@@ -12,8 +12,8 @@ export const SecretKeyring = Context.Reference<Keyring.Keyring | undefined>("sql
 
 /**
  * A secret column the server keeps sealed, beside the column naming the key that sealed each row
- * (NULL: unsealed). The row's table, column and key are the authenticated context, so a sealed
- * value copied to another row or column does not open.
+ * (NULL: unsealed). The table, the column and the row's account and id are the authenticated
+ * context, so a sealed value copied to another row or column does not open.
  */
 interface SealedColumn {
   readonly table: string
@@ -21,7 +21,7 @@ interface SealedColumn {
   readonly keyColumn: string
 }
 
-/** Every sealed column: a channel's access token (docs/decisions.md, "Sealed provider secrets"). */
+/** Every sealed column: a channel's access token (docs/decisions.md, "Sealed provider secrets (issue 32)"). */
 export const COLUMNS: ReadonlyArray<SealedColumn> = [
   { table: "channels", column: "access_token", keyColumn: "access_token_key" }
 ]
@@ -56,7 +56,7 @@ export const open = (
   return keyring.open(context, row.value)
 }
 
-/** Sealed rows whose key the keyring does not hold: the server refuses to start on them. */
+/** Sealed rows the keyring cannot open (no key of their id, or another key under it): no start. */
 export class MissingKeys extends Data.TaggedError("MissingKeys")<{ readonly message: string }> {}
 
 const missingMessage = (

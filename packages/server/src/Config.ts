@@ -75,6 +75,10 @@ export const ServerConfig = Config.all({
     "LEADLINE_WORKER_NICE"
   ).pipe(Config.withDefault(10)),
   adminToken: Config.option(Config.Redacted("LEADLINE_ADMIN_TOKEN")),
+  // The keyring that seals provider secrets at rest (Secrets.ts reads it); empty is unset: unsealed.
+  encryptionKey: Config.option(Config.Redacted("LEADLINE_ENCRYPTION_KEY")).pipe(
+    Config.map(Option.filter((key) => Redacted.value(key).trim() !== ""))
+  ),
   maxBodyBytes: Config.Int("LEADLINE_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   rateLimit: Config.Int("LEADLINE_RATE_LIMIT").pipe(Config.withDefault(1200)),
   rateLimitWindowSeconds: Config.Int("LEADLINE_RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(60)),

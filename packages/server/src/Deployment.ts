@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import type { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
+import type * as Keyring from "@leadline/sql-adapter/sealing/Keyring"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Ai from "./Ai.ts"
 import * as Composition from "./Composition.ts"
@@ -19,10 +20,14 @@ export const loopOptions = (
 /**
  * The core on SQL (`DATABASE_URL`, else the embedded database in the data directory) with the
  * settings both processes give it: the AI model (the simulator reads it too), the webhook guard's
- * settings and the Meta app.
+ * settings, the Meta app, and the keyring that seals provider secrets (`Secrets.ts`).
  */
-export const stores = (config: ServerConfig, metaApp: (typeof MetaApp)["Service"]) =>
-  Composition.app(SqlApp.layer(databaseConfig(config)).pipe(Layer.provideMerge(Ai.layer)), {
+export const stores = (
+  config: ServerConfig,
+  metaApp: (typeof MetaApp)["Service"],
+  keyring: Keyring.Keyring | undefined
+) =>
+  Composition.app(SqlApp.layer({ ...databaseConfig(config), keyring }).pipe(Layer.provideMerge(Ai.layer)), {
     network: { allowPrivate: config.allowPrivateWebhookUrls },
     metaApp
   })

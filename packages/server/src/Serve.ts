@@ -15,6 +15,7 @@ import * as Dashboard from "./Dashboard.ts"
 import * as HeapTrim from "./HeapTrim.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
+import * as Secrets from "./Secrets.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
 const readinessFromDatabase = Layer.effect(
@@ -34,6 +35,8 @@ export const serve = Effect.flatMap(ServerConfig, (config) => serveWith(config).
 // Every line the server logs, from the first, in the configured level and format.
 const serveWith = (config: ServerConfig) =>
   Effect.gen(function* () {
+    // A malformed keyring stops the server before it writes anything.
+    const keyring = yield* Secrets.keyring(config)
     const adminToken = yield* resolveToken(config.dataDir, adminTokenFromEnv(config))
     const metaApp = yield* WhatsApp.metaApp(config)
     const database = databaseConfig(config)
@@ -68,7 +71,7 @@ const serveWith = (config: ServerConfig) =>
           gracefulShutdownTimeout: `${config.shutdownGraceSeconds} seconds`
         })
       ),
-      Layer.provideMerge(Deployment.stores(config, metaApp))
+      Layer.provideMerge(Deployment.stores(config, metaApp, keyring))
     )
     yield* Effect.logInfo(
       database.url === undefined

@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import * as Composition from "./Composition.ts"
 import { ServerConfig, withSettings } from "./Config.ts"
 import * as Deployment from "./Deployment.ts"
+import * as Secrets from "./Secrets.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
 /**
@@ -23,10 +24,11 @@ const workWith = (config: ServerConfig) =>
     )
     yield* lowerPriority(config.workerNice)
     const metaApp = yield* WhatsApp.metaApp(config)
+    const keyring = yield* Secrets.keyring(config)
     return yield* Layer.launch(
       Composition.loops(Deployment.loopOptions(config, { webhooks: true })).pipe(
         Layer.provide(WhatsApp.transport(config)),
-        Layer.provide(Deployment.stores(config, metaApp))
+        Layer.provide(Deployment.stores(config, metaApp, keyring))
       )
     )
   })

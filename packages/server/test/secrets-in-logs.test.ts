@@ -22,6 +22,8 @@ let log = ""
 const apiKeys = new Set<string>()
 const webhookSecrets = new Set<string>()
 const accessToken = `EAAG${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex")}`
+// The token is sealed under this key: neither the key nor the sealed value may reach the log.
+const encryptionKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64")
 
 /** The log's lines that contain `needle`: an empty list reads better than a 200-line haystack when it fails. */
 const linesWith = (needle: string | RegExp) =>
@@ -40,7 +42,12 @@ beforeAll(async () => {
   receiver = await MockReceiver.start()
   server = await ServerProcess.start({
     dataDir,
-    env: { LOG_LEVEL: "debug", WEBHOOK_ALLOW_PRIVATE_URLS: "true", WEBHOOK_POLL_INTERVAL_MS: "200" }
+    env: {
+      LOG_LEVEL: "debug",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      WEBHOOK_POLL_INTERVAL_MS: "200",
+      LEADLINE_ENCRYPTION_KEY: `k1:${encryptionKey}`
+    }
   })
 
   // Keys: the owner's from account creation, and issued ones of every kind.
@@ -226,6 +233,13 @@ describe("the server log at debug level", () => {
       expect(secret.length).toBeGreaterThan(20)
       expect(linesWith(secret)).toEqual([])
     }
+  })
+
+  it("holds no encryption key, and no sealed value", () => {
+    expect(linesWith("Secrets: sealed with the key k1 (keyring: k1)")).toHaveLength(1)
+    expect(linesWith(encryptionKey)).toEqual([])
+    expect(linesWith(encryptionKey.slice(0, 16))).toEqual([])
+    expect(linesWith(/v1\.k1\./)).toEqual([])
   })
 
   it("holds no operator token", () => {

@@ -231,6 +231,51 @@ const migrateCommand = Command.make("migrate", { json }, ({ json }) =>
   })
 ).pipe(Command.withDescription("Apply the database migrations and print the ones applied"))
 
+const newKey = Command.make(
+  "new-key",
+  {
+    id: Flag.String("id").pipe(
+      Flag.withDescription("The key's id in the keyring (default: k and today's date, e.g. k20260101)"),
+      Flag.optional
+    )
+  },
+  ({ id }) =>
+    Effect.gen(function* () {
+      const { newKey } = yield* Effect.promise(() => import("@leadline/sql-adapter/sealing/Keyring"))
+      const chosen = Option.getOrElse(id, () => `k${new Date().toISOString().slice(0, 10).replaceAll("-", "")}`)
+      const entry = yield* Effect.try({
+        try: () => newKey(chosen),
+        catch: (cause) => new CliError.UserError({ cause, userMessage: (cause as Error).message })
+      })
+      yield* Console.log(entry)
+    })
+).pipe(
+  Command.withDescription(
+    "Print a new key for LEADLINE_ENCRYPTION_KEY (id:base64); put it first in the keyring to seal with it"
+  )
+)
+
+const reseal = Command.make("reseal", { json }, ({ json }) =>
+  Effect.gen(function* () {
+    const { reseal } = yield* Effect.promise(() => import("../Secrets.ts"))
+    const report = yield* reseal.pipe(
+      Effect.mapError((cause) => new CliError.UserError({ cause, userMessage: `Reseal failed: ${describe(cause)}` }))
+    )
+    yield* Console.log(json ? JSON.stringify(report) : HumanOutput.resealed(report))
+    const failed = report.flatMap((column) => column.failed)
+    if (failed.length > 0) {
+      return yield* new CliError.UserError({
+        cause: failed,
+        userMessage: `${failed.length} value(s) did not open and were left as they are: ${failed.join(", ")}`
+      })
+    }
+  })
+).pipe(
+  Command.withDescription(
+    "Seal every provider secret under LEADLINE_ENCRYPTION_KEY's first key (unsealed ones too), in batches; servers may run"
+  )
+)
+
 export const leadline = Command.make("leadline").pipe(
   Command.withDescription("Leadline's server and operator tool"),
   Command.withSubcommands([
@@ -248,6 +293,10 @@ export const leadline = Command.make("leadline").pipe(
     Command.make("keys").pipe(
       Command.withDescription("API keys (operator API)"),
       Command.withSubcommands([keysCreate, keysList, keysRevoke, keysSetScopes])
+    ),
+    Command.make("secrets").pipe(
+      Command.withDescription("The keyring that seals provider secrets at rest (LEADLINE_ENCRYPTION_KEY)"),
+      Command.withSubcommands([newKey, reseal])
     )
   ])
 )

@@ -1,6 +1,7 @@
 import type { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/admin/Operator"
 import type { KeySummary, RevokedKey } from "@leadline/core/auth/ApiKey"
 import { FULL_ACCESS } from "@leadline/core/auth/Scopes"
+import type { Resealed } from "@leadline/sql-adapter/sealing/SealedSecrets"
 
 /** What each command prints without `--json`: short lines a person reads once. */
 
@@ -59,3 +60,12 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
     )
     .join("\n")
 }
+
+export const resealed = (report: ReadonlyArray<Resealed>): string =>
+  report
+    .map(
+      (column) =>
+        `${column.table}.${column.column}: ${column.sealed} sealed, ${column.rekeyed} moved to the current key, ` +
+        `${column.changedMeanwhile} changed meanwhile (left as written), ${column.failed.length} did not open`
+    )
+    .join("\n")

@@ -4,6 +4,7 @@ import { Channel, ChannelError } from "@leadline/core/channels/Channel"
 import { ChannelsRepo, numberTakenMessage } from "@leadline/core/channels/ChannelsRepo"
 import { Conflict } from "@leadline/core/Errors"
 import { orDie, Timestamp } from "../internal/store.ts"
+import * as SealedSecrets from "../sealing/SealedSecrets.ts"
 
 // Schema-described rows: channels are few and not on a hot path.
 const ChannelRow = Schema.Struct({
@@ -13,7 +14,15 @@ const ChannelRow = Schema.Struct({
   created_at: Timestamp,
   updated_at: Timestamp
 })
-const ConnectionRow = Schema.Struct({ ...ChannelRow.fields, account_id: Schema.String, access_token: Schema.String })
+const ConnectionRow = Schema.Struct({
+  ...ChannelRow.fields,
+  account_id: Schema.String,
+  access_token: Schema.String,
+  access_token_key: Schema.NullOr(Schema.String)
+})
+
+// The access token is sealed under the keyring's current key when there is one (sealing/SealedSecrets.ts).
+const TOKEN = SealedSecrets.COLUMNS[0]!
 
 const decodeChannels = Schema.decodeUnknownEffect(Schema.Array(ChannelRow))
 const decodeConnections = Schema.decodeUnknownEffect(Schema.Array(ConnectionRow))
@@ -26,22 +35,27 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(COLUMNS)
+    const keyring = yield* SealedSecrets.SecretKeyring
+    const sealed = (accountId: string, id: string, token: string) =>
+      SealedSecrets.store(keyring, TOKEN, accountId, id, token)
 
     return ChannelsRepo.of({
-      insert: (accountId, channel, accessToken) =>
+      insert: (accountId, channel, accessToken) => {
+        const token = sealed(accountId, channel.id, accessToken)
         // ON CONFLICT rather than a caught violation, which would poison the transaction.
-        orDie(sql<{ id: string }>`
+        return orDie(sql<{ id: string }>`
           INSERT INTO channels (account_id, id, type, name, phone_number_id, display_phone_number, business_account_id,
-                                access_token, status, last_error, created_at, updated_at)
+                                access_token, access_token_key, status, last_error, created_at, updated_at)
           VALUES (${accountId}::uuid, ${channel.id}, ${channel.type}, ${channel.name}, ${channel.phone_number_id},
-                  ${channel.display_phone_number}, ${channel.business_account_id}, ${accessToken}, ${channel.status},
-                  NULL, ${channel.created_at}::timestamptz, ${channel.updated_at}::timestamptz)
+                  ${channel.display_phone_number}, ${channel.business_account_id}, ${token.value}, ${token.keyId},
+                  ${channel.status}, NULL, ${channel.created_at}::timestamptz, ${channel.updated_at}::timestamptz)
           ON CONFLICT (phone_number_id) DO NOTHING
           RETURNING id`).pipe(
           Effect.flatMap((rows) =>
             rows.length === 1 ? Effect.void : Effect.fail(new Conflict({ message: numberTakenMessage }))
           )
-        ),
+        )
+      },
       list: (accountId, page) =>
         orDie(
           Effect.all([
@@ -58,26 +72,37 @@ export const layer = Layer.effect(
             Effect.flatMap(decodeChannels)
           )
         ).pipe(Effect.map(([row]) => row)),
-      update: (accountId, channel, accessToken) =>
-        orDie(
-          sql`UPDATE channels SET name = ${channel.name}, status = ${channel.status},
-                last_error = ${channel.last_error === null ? null : JSON.stringify(channel.last_error)}::jsonb,
-                access_token = coalesce(${accessToken ?? null}, access_token), updated_at = ${channel.updated_at}::timestamptz
+      update: (accountId, channel, accessToken) => {
+        const token = accessToken === undefined ? undefined : sealed(accountId, channel.id, accessToken)
+        const lastError = channel.last_error === null ? null : JSON.stringify(channel.last_error)
+        const setToken =
+          token === undefined ? sql`` : sql`, access_token = ${token.value}, access_token_key = ${token.keyId}`
+        return orDie(
+          sql`UPDATE channels SET name = ${channel.name}, status = ${channel.status}, last_error = ${lastError}::jsonb,
+                updated_at = ${channel.updated_at}::timestamptz ${setToken}
               WHERE account_id = ${accountId}::uuid AND id = ${channel.id}
               RETURNING ${columns}`.pipe(Effect.flatMap(decodeChannels))
-        ).pipe(Effect.map(([row]) => row)),
+        ).pipe(Effect.map(([row]) => row))
+      },
       setLastError: (accountId, id, error) =>
         orDie(sql`UPDATE channels SET last_error = ${error === null ? null : JSON.stringify(error)}::jsonb
                   WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(Effect.asVoid),
       connection: (phoneNumberId) =>
         orDie(
-          sql`SELECT ${columns}, account_id::text AS account_id, access_token FROM channels
+          sql`SELECT ${columns}, account_id::text AS account_id, access_token, access_token_key FROM channels
               WHERE phone_number_id = ${phoneNumberId}`.pipe(Effect.flatMap(decodeConnections))
         ).pipe(
           Effect.map(([row]) => {
             if (row === undefined) return undefined
-            const { account_id, access_token, ...channel } = row
-            return { accountId: account_id, channel, accessToken: Redacted.make(access_token) }
+            const { account_id, access_token, access_token_key, ...channel } = row
+            // A value that does not open is a defect (the start-up check makes it one): its message holds no secret.
+            const token = SealedSecrets.open(keyring, TOKEN, {
+              accountId: account_id,
+              id: channel.id,
+              value: access_token,
+              keyId: access_token_key
+            })
+            return { accountId: account_id, channel, accessToken: Redacted.make(token) }
           })
         ),
       active: (accountId) =>

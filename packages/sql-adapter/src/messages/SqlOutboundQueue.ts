@@ -1,8 +1,10 @@
 import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
+import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import { orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
+import type * as Keyring from "../sealing/Keyring.ts"
+import * as SealedSecrets from "../sealing/SealedSecrets.ts"
 import { columnsOf, toMessage } from "./SqlMessages.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
@@ -13,6 +15,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
     const columns = sql.unsafe(columnsOf("m"))
+    const keyring = yield* SealedSecrets.SecretKeyring
 
     return OutboundQueue.of({
       // One statement: due messages in lane order, skipping those another sender holds, leased.
@@ -41,30 +44,63 @@ export const layer = Layer.effect(
               )
               SELECT ${columns}, m.account_id::text AS claim_account, m.attempts + 1 AS claim_attempts,
                      m.interrupted AS claim_interrupted, c.phone_number_id AS claim_number,
-                     c.access_token AS claim_token, c.status AS claim_channel_status,
+                     c.access_token AS claim_token, c.access_token_key AS claim_token_key, c.status AS claim_channel_status,
                      coalesce(cv.contact_wa_id, substr(l.phone, 2)) AS claim_to
               FROM claimed m
-              CROSS JOIN LATERAL (SELECT phone_number_id, access_token, status FROM channels
+              CROSS JOIN LATERAL (SELECT phone_number_id, access_token, access_token_key, status FROM channels
                                   WHERE account_id = m.account_id AND id = m.channel_id LIMIT 1) AS c
               CROSS JOIN LATERAL (SELECT contact_wa_id FROM conversations
                                   WHERE account_id = m.account_id AND id = m.conversation_id LIMIT 1) AS cv
               CROSS JOIN LATERAL (SELECT phone FROM leads WHERE account_id = m.account_id AND id = m.lead_id LIMIT 1) AS l
               ORDER BY m.priority, m.not_before, m.id`
-            return rows.map((row) => {
-              const message = toMessage(row)
-              return {
+            // A claim's messages share few channels: each sealed token is opened once per claim,
+            // keyed by its row too (a value moved to another channel must be refused there).
+            const opened = new Map<string, Redacted.Redacted<string> | Keyring.SealedValueError>()
+            const tokenOf = (row: Record<string, unknown>) => {
+              const key = `${row.claim_account}/${row.channel_id}/${row.claim_token}`
+              let token = opened.get(key)
+              if (token === undefined) {
+                try {
+                  token = Redacted.make(
+                    SealedSecrets.open(keyring, SealedSecrets.COLUMNS[0]!, {
+                      accountId: row.claim_account as string,
+                      id: row.channel_id as string,
+                      value: row.claim_token as string,
+                      keyId: row.claim_token_key as string | null
+                    })
+                  )
+                } catch (error) {
+                  token = error as Keyring.SealedValueError
+                }
+                opened.set(key, token)
+              }
+              return token
+            }
+            const claimed: Array<ClaimedMessage> = []
+            for (const row of rows) {
+              const accessToken = tokenOf(row)
+              if (accessToken instanceof Error) continue
+              claimed.push({
                 accountId: row.claim_account as string,
-                message,
+                message: toMessage(row),
                 channel: {
                   phoneNumberId: row.claim_number as string,
-                  accessToken: Redacted.make(row.claim_token as string),
+                  accessToken,
                   active: row.claim_channel_status === "active"
                 },
                 to: row.claim_to as string,
                 attempts: row.claim_attempts as number,
                 interrupted: row.claim_interrupted as boolean
+              })
+            }
+            // A token that does not open holds its channel's messages (leased, so the others go on)
+            // until a new token is given; the message names the row, never the value.
+            for (const failure of opened.values()) {
+              if (failure instanceof Error) {
+                yield* Effect.logError(`Messages held: ${failure.message}; give the channel a new access_token`)
               }
-            })
+            }
+            return claimed
           })
         ),
       beginSend: (worker, keys, now) =>

@@ -69,6 +69,15 @@ export const Campaign = Schema.Struct({
   error: Schema.NullOr(
     Schema.Struct({ code: Schema.String, message: Schema.String, provider_code: Schema.NullOr(Schema.Number) })
   ),
+  paused: Schema.NullOr(
+    Schema.Struct({
+      reason: Schema.Literals(["channel_flagged", "channel_restricted"]),
+      message: Schema.String
+    })
+  ).annotate({
+    description:
+      'While Meta flags or restricts the campaign\'s channel, its messages wait (docs §8.2, "paused"): why; null otherwise'
+  }),
   created_at: Schema.String,
   updated_at: Schema.String,
   queued_at: Schema.NullOr(Schema.String),

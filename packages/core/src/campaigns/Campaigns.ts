@@ -2,7 +2,7 @@ import * as OpsMetrics from "../observability/OpsMetrics.ts"
 import { Context, Effect, Fiber, Layer, Metric } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import type { Channel } from "../channels/Channel.ts"
+import { type Channel, campaignHold } from "../channels/Channel.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { fresh } from "../conversations/Conversation.ts"
 import {
@@ -19,6 +19,7 @@ import * as Ids from "../Ids.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as NewMessage from "../messages/Message.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
+import { OutboundQueue } from "../messages/OutboundQueue.ts"
 import type { OutboundStatus } from "../messages/StatusMerge.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
@@ -102,6 +103,7 @@ export class Campaigns extends Context.Service<
     | LeadsRepo
     | AccountsRepo
     | MessageUsage
+    | OutboundQueue
     | Transactor
     | Outbox
   > = Layer.effect(
@@ -111,6 +113,7 @@ export class Campaigns extends Context.Service<
       const progress = yield* CampaignProgress
       const messages = yield* MessagesRepo
       const channels = yield* ChannelsRepo
+      const outbound = yield* OutboundQueue
       const leads = yield* LeadsRepo
       const accounts = yield* AccountsRepo
       const usage = yield* MessageUsage
@@ -125,11 +128,30 @@ export class Campaigns extends Context.Service<
       const views = Effect.fnUntraced(function* (accountId: string, stored: ReadonlyArray<StoredCampaign>) {
         const sent = stored.filter((c) => c.status !== "draft").map((c) => c.id)
         const counts = sent.length === 0 ? new Map() : yield* messages.countsByCampaign(accountId, sent)
+        const paused = yield* pauses(accountId, stored)
         return yield* Effect.forEach(stored, (campaign) =>
           campaign.status === "draft"
-            ? Effect.map(leads.audienceCount(accountId, campaign.audience), (n) => view(campaign, n, undefined))
-            : Effect.succeed(view(campaign, null, counts.get(campaign.id) ?? {}))
+            ? Effect.map(leads.audienceCount(accountId, campaign.audience), (n) => view(campaign, n, undefined, null))
+            : Effect.succeed(view(campaign, null, counts.get(campaign.id) ?? {}, paused.get(campaign.id) ?? null))
         )
+      })
+
+      /** Why each sending campaign waits, where its channel is flagged or restricted (§8.2, "paused"). */
+      const pauses = Effect.fnUntraced(function* (accountId: string, stored: ReadonlyArray<StoredCampaign>) {
+        const found = new Map<string, NonNullable<Campaign["paused"]>>()
+        const sending = stored.filter((c) => (c.status === "queued" || c.status === "sending") && c.channel_id !== null)
+        if (sending.length === 0) return found
+        const now = yield* Ids.now
+        const held = new Map<string, ReturnType<typeof campaignHold>>()
+        for (const channelId of new Set(sending.map((c) => c.channel_id!))) {
+          const channel = yield* channels.find(accountId, channelId)
+          held.set(channelId, channel === undefined ? undefined : campaignHold(channel, now))
+        }
+        for (const campaign of sending) {
+          const hold = held.get(campaign.channel_id!)
+          if (hold !== undefined) found.set(campaign.id, hold)
+        }
+        return found
       })
       const viewOne = (accountId: string, stored: StoredCampaign) =>
         Effect.map(views(accountId, [stored]), ([campaign]) => campaign!)
@@ -367,7 +389,12 @@ export class Campaigns extends Context.Service<
                 total: audience.length
               }
               yield* repo.update(accountId, queued)
-              const result = view(queued, null, { queued: eligible })
+              // Queued on a channel Meta flags or restricts: its messages wait with the others already held.
+              const hold = campaignHold(channel, now)
+              if (hold !== undefined && eligible > 0) {
+                yield* outbound.holdCampaigns(accountId, channel.id, Number.POSITIVE_INFINITY, Date.parse(now))
+              }
+              const result = view(queued, null, { queued: eligible }, hold ?? null)
               yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
               return result
             })
@@ -419,7 +446,8 @@ export class Campaigns extends Context.Service<
 const view = (
   stored: StoredCampaign,
   audienceCount: number | null,
-  counts: Partial<Record<OutboundStatus, number>> | undefined
+  counts: Partial<Record<OutboundStatus, number>> | undefined,
+  paused: Campaign["paused"]
 ): Campaign => {
   const messages = counts ?? {}
   const withMessages = Object.values(messages).reduce((sum, n) => sum + (n ?? 0), 0)
@@ -435,6 +463,7 @@ const view = (
     audience_count: audienceCount,
     stats: CampaignStats.fromCounts({ messages, skipped: Math.max(0, stored.total - withMessages) }),
     error: stored.error,
+    paused,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
     queued_at: stored.queued_at,

@@ -9,7 +9,7 @@ import type { Recipient, RecipientStatus, Snapshot } from "./Recipient.ts"
  * A campaign as stored: the wire object without what is read fresh each time (`audience_count`,
  * `stats`), and the number of recipients snapshotted at queue time (0 for a draft).
  */
-export type StoredCampaign = Omit<Campaign, "audience_count" | "stats"> & { readonly total: number }
+export type StoredCampaign = Omit<Campaign, "audience_count" | "stats" | "paused"> & { readonly total: number }
 
 /** One recipient of a campaign being queued: who it was, and its message unless it was skipped. */
 export interface QueuedRecipient {

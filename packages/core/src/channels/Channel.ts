@@ -13,6 +13,59 @@ export const ChannelError = Schema.Struct({
 }).annotate({ identifier: "ChannelError" })
 export type ChannelError = typeof ChannelError.Type
 
+/**
+ * Meta's quality rating of the number (docs/contract-messaging.md §3.1): `red` while Meta flags it,
+ * `yellow` once unflagged (Meta's webhook says "medium or high", not which), `unknown` until Meta says.
+ */
+export const QualityRating = Schema.Literals(["green", "yellow", "red", "unknown"]).annotate({
+  identifier: "ChannelQualityRating"
+})
+export type QualityRating = typeof QualityRating.Type
+
+/** A restriction Meta put on the number or its business account, as Meta names it, and until when. */
+export const ChannelRestriction = Schema.Struct({
+  type: Schema.String.annotate({
+    description:
+      "Meta's `restriction_type` (e.g. `RESTRICTED_BIZ_INITIATED_MESSAGING`), or `ACCOUNT_DISABLED` when Meta disabled the business account"
+  }),
+  until: Schema.NullOr(Schema.String).annotate({ description: "When Meta lifts it; null: until Meta says" }),
+  since: Schema.String
+}).annotate({ identifier: "ChannelRestriction" })
+export type ChannelRestriction = typeof ChannelRestriction.Type
+
+/** What Meta says of the number's health, as its webhooks bring it. */
+export interface ChannelHealth {
+  readonly quality_rating: QualityRating
+  readonly messaging_limit_tier: string | null
+  readonly restrictions: ReadonlyArray<ChannelRestriction>
+}
+
+/** Restrictions that stop a business from starting conversations: campaigns wait while one holds. */
+const BLOCKS_MARKETING: ReadonlySet<string> = new Set(["RESTRICTED_BIZ_INITIATED_MESSAGING", "ACCOUNT_DISABLED"])
+
+/**
+ * Why a campaign on this channel waits (§8.2, "paused"), or undefined: Meta flags the number (its
+ * quality is low, and more marketing would get it restricted) or restricts business-initiated messages.
+ */
+export const campaignHold = (
+  channel: ChannelHealth,
+  now: string
+): { readonly reason: "channel_flagged" | "channel_restricted"; readonly message: string } | undefined => {
+  const restriction = channel.restrictions.find(
+    (r) => BLOCKS_MARKETING.has(r.type) && (r.until === null || r.until > now)
+  )
+  if (restriction !== undefined) {
+    return {
+      reason: "channel_restricted",
+      message: `Meta restricted the channel (${restriction.type})${restriction.until === null ? "" : ` until ${restriction.until}`}`
+    }
+  }
+  if (channel.quality_rating === "red") {
+    return { reason: "channel_flagged", message: "Meta flagged the channel's number for low quality" }
+  }
+  return undefined
+}
+
 /** A connected WhatsApp number. The access token is write-only: it is never part of this. */
 export const Channel = Schema.Struct({
   id: Schema.String.annotate({ description: "`ch_` followed by a sortable id" }),
@@ -23,6 +76,13 @@ export const Channel = Schema.Struct({
   business_account_id: Schema.NullOr(Schema.String),
   status: ChannelStatus,
   last_error: Schema.NullOr(ChannelError),
+  quality_rating: QualityRating,
+  messaging_limit_tier: Schema.NullOr(Schema.String).annotate({
+    description: "Meta's messaging limit (`TIER_250`, `TIER_1K`, … `TIER_UNLIMITED`); null until Meta says"
+  }),
+  restrictions: Schema.Array(ChannelRestriction).annotate({
+    description: "What Meta restricts on the number now; empty when nothing"
+  }),
   created_at: Schema.String,
   updated_at: Schema.String
 }).annotate({ identifier: "Channel" })

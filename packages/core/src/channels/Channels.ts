@@ -60,6 +60,9 @@ export class Channels extends Context.Service<
           business_account_id: input.business_account_id ?? null,
           status: "active",
           last_error: null,
+          quality_rating: "unknown",
+          messaging_limit_tier: null,
+          restrictions: [],
           created_at: now,
           updated_at: now
         }

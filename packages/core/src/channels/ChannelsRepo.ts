@@ -1,7 +1,7 @@
 import { Context, type Effect, type Redacted } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Listed, Page } from "../Pagination.ts"
-import type { Channel, ChannelError } from "./Channel.ts"
+import type { Channel, ChannelError, ChannelHealth } from "./Channel.ts"
 
 /** A channel with what sending through it needs; only the sender and the inbound path read this. */
 export interface Connection {
@@ -31,6 +31,20 @@ export class ChannelsRepo extends Context.Service<
     readonly setLastError: (accountId: string, id: string, error: ChannelError | null) => Effect.Effect<void>
     /** The channel an inbound webhook names, in any account. */
     readonly connection: (phoneNumberId: string) => Effect.Effect<Connection | undefined>
+    /**
+     * The channels of a WhatsApp Business Account (`business_account_id`), in any account: Meta's
+     * account-level webhooks name the business account, not a `phone_number_id`.
+     */
+    readonly byBusinessAccount: (
+      businessAccountId: string
+    ) => Effect.Effect<ReadonlyArray<{ readonly accountId: string; readonly channel: Channel }>>
+    /** Records what Meta says of the number's health (and `updated_at`); the channel as it is then. */
+    readonly setHealth: (
+      accountId: string,
+      id: string,
+      health: ChannelHealth,
+      now: string
+    ) => Effect.Effect<Channel | undefined>
     /** The account's active channels, oldest first (a send without `channel_id` takes the only one). */
     readonly active: (accountId: string) => Effect.Effect<ReadonlyArray<Channel>>
   }

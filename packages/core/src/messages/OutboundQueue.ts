@@ -51,6 +51,17 @@ export class OutboundQueue extends Context.Service<
     readonly channelRefused: (accountId: string, channelId: string, error: ChannelError) => Effect.Effect<void>
     /** Back in the queue, not before `notBefore` (epoch ms): the provider certainly did not take it. */
     readonly retryLater: (accountId: string, id: string, notBefore: number) => Effect.Effect<void>
+    /**
+     * Holds a channel's queued campaign messages not begun yet until `until` (epoch ms; Infinity:
+     * until released), or releases them (`until` null: due again now, or at their `scheduled_at`),
+     * with the caller's transaction. Replies and other messages are not held (§8.2, "paused").
+     */
+    readonly holdCampaigns: (
+      accountId: string,
+      channelId: string,
+      until: number | null,
+      now: number
+    ) => Effect.Effect<void>
     /** The queued messages due at `now` (epoch ms), for the operator's gauges. */
     readonly backlog: (now: number) => Effect.Effect<Backlog>
     /** Signals queued messages (an effect that waits for the next signal); senders also poll. */

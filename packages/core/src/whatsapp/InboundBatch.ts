@@ -64,3 +64,29 @@ export interface Change {
   readonly statuses: ReadonlyArray<StatusUpdate>
   readonly errors: ReadonlyArray<ProviderError>
 }
+
+/** A restriction Meta announces on a number, as `restriction_info[]` names it. */
+export interface RestrictionNotice {
+  readonly type: string
+  /** `expiration`; null when Meta gives none. */
+  readonly until: Date | null
+}
+
+/**
+ * What one of Meta's account webhooks (`phone_number_quality_update`, `account_update`) says of a
+ * number's health. Routed by the business account (`entry[].id`), not by a `phone_number_id`.
+ */
+export interface HealthUpdate {
+  readonly businessAccountId: string
+  /** The number's digits; null: every number of the business account. */
+  readonly phoneNumber: string | null
+  readonly at: Date
+  /** FLAGGED: `red`; UNFLAGGED: `yellow` (Meta says "medium or high", not which). */
+  readonly quality?: "red" | "yellow"
+  /** `current_limit`, as Meta names it (`TIER_1K`). */
+  readonly tier?: string
+  /** `ACCOUNT_RESTRICTION`: the number's restrictions now (empty: lifted). */
+  readonly restrictions?: ReadonlyArray<RestrictionNotice>
+  /** `DISABLED_UPDATE`: Meta disabled the business account (true) or reinstated it (false). */
+  readonly disabled?: boolean
+}

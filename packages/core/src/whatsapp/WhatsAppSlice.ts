@@ -1,15 +1,17 @@
 import { Layer } from "effect"
 import { MessageStatuses } from "../messages/MessageStatuses.ts"
 import * as Slice from "../Slice.ts"
+import { ChannelHealth } from "./ChannelHealth.ts"
 import { Inbound } from "./Inbound.ts"
 
 /**
  * WhatsApp's inbound side: the webhook's typed batches (read from Meta's JSON by
  * `@leadline/whatsapp-adapter`), messages and statuses stored in batches. Statuses merge through
- * `MessageStatuses`, a stateless service, as the sender's outcomes do.
+ * `MessageStatuses`, a stateless service, as the sender's outcomes do. Meta's account webhooks
+ * (quality, limits, restrictions) reach the channels through `ChannelHealth`.
  */
 export const slice = Slice.make({
   name: "whatsapp",
-  layer: Inbound.layer.pipe(Layer.provide(MessageStatuses.layer)),
+  layer: Layer.merge(Inbound.layer.pipe(Layer.provide(MessageStatuses.layer)), ChannelHealth.layer),
   events: []
 })

@@ -16,7 +16,7 @@ export const layer = Layer.sync(ChannelsRepo)(() => {
   const channels = MemoryTable.make({
     primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.channel.id),
     unique: { number: (row) => row.channel.phone_number_id },
-    indexes: { account: (row) => row.accountId },
+    indexes: { account: (row) => row.accountId, businessAccount: (row) => row.channel.business_account_id ?? "" },
     order: MemoryTable.newestFirst(
       (row: Row) => row.channel.created_at,
       (row) => row.channel.id
@@ -57,6 +57,21 @@ export const layer = Layer.sync(ChannelsRepo)(() => {
         return row === undefined
           ? undefined
           : { accountId: row.accountId, channel: row.channel, accessToken: Redacted.make(row.accessToken) }
+      }),
+    byBusinessAccount: (businessAccountId) =>
+      Effect.sync(() =>
+        Array.from(channels.scan("businessAccount", businessAccountId), (row) => ({
+          accountId: row.accountId,
+          channel: row.channel
+        }))
+      ),
+    setHealth: (accountId, id, health, now) =>
+      atomically((tx) => {
+        const current = find(accountId, id)
+        if (current === undefined) return undefined
+        const channel: Channel = { ...current.channel, ...health, updated_at: now }
+        channels.update(tx, { ...current, channel })
+        return channel
       }),
     active: (accountId) =>
       Effect.sync(() =>

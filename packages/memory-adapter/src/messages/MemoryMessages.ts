@@ -55,7 +55,9 @@ export const layer = Layer.effectContext(
     const conversations = yield* ConversationsRepo
     const leads = yield* LeadsRepo
     const wake = yield* PubSub.sliding<void>(1)
-    const signal = () => Effect.runFork(PubSub.publish(wake, undefined))
+    // After the current commit's callbacks: a sender woken at once could claim a message that a later
+    // callback of the same commit holds (a campaign queued on a flagged channel).
+    const signal = () => queueMicrotask(() => Effect.runFork(PubSub.publish(wake, undefined)))
     const messages = MemoryTable.make({
       primaryKey: (row: Row) => MemoryTable.key(row.accountId, row.message.id),
       unique: {
@@ -256,6 +258,25 @@ export const layer = Layer.effectContext(
           state.leaseUntil = 0
           state.sendingSince = null
         }),
+      holdCampaigns: (accountId, channelId, until, now) =>
+        // On commit: the queue's state of messages queued in the same transaction exists from then on.
+        atomically((tx) =>
+          tx.onCommit(() => {
+            let released = false
+            for (const [key, state] of sending) {
+              const message = messages.get(key)?.message
+              if (message === undefined || message.status !== "queued" || state.sendingSince !== null) continue
+              if (message.campaign_id === null || message.channel_id !== channelId) continue
+              if (key !== MemoryTable.key(accountId, message.id)) continue
+              if (until !== null) state.notBefore = until
+              else if (state.notBefore > now) {
+                state.notBefore = Math.max(message.scheduled_at === null ? now : Date.parse(message.scheduled_at), now)
+                released = true
+              }
+            }
+            if (released) signal()
+          })
+        ),
       backlog: (now) =>
         Effect.sync(() => {
           let due = 0

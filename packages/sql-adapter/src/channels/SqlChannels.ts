@@ -1,6 +1,6 @@
 import { Effect, Layer, Redacted, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { Channel, ChannelError } from "@leadline/core/channels/Channel"
+import { Channel, ChannelError, ChannelRestriction } from "@leadline/core/channels/Channel"
 import { ChannelsRepo, numberTakenMessage } from "@leadline/core/channels/ChannelsRepo"
 import { Conflict } from "@leadline/core/Errors"
 import { orDie, Timestamp } from "../internal/store.ts"
@@ -11,6 +11,7 @@ const ChannelRow = Schema.Struct({
   ...Channel.fields,
   // Read as text: the two drivers differ in whether they parse jsonb.
   last_error: Schema.NullOr(Schema.fromJsonString(ChannelError)),
+  restrictions: Schema.fromJsonString(Schema.Array(ChannelRestriction)),
   created_at: Timestamp,
   updated_at: Timestamp
 })
@@ -26,9 +27,13 @@ const TOKEN = SealedSecrets.COLUMNS[0]!
 
 const decodeChannels = Schema.decodeUnknownEffect(Schema.Array(ChannelRow))
 const decodeConnections = Schema.decodeUnknownEffect(Schema.Array(ConnectionRow))
+const decodeOwned = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ ...ChannelRow.fields, account_id: Schema.String }))
+)
 
 const COLUMNS = `id, type, name, phone_number_id, display_phone_number, business_account_id, status,
-  last_error::text AS last_error, created_at, updated_at`
+  last_error::text AS last_error, quality_rating, messaging_limit_tier, restrictions::text AS restrictions,
+  created_at, updated_at`
 
 export const layer = Layer.effect(
   ChannelsRepo,
@@ -105,6 +110,21 @@ export const layer = Layer.effect(
             return { accountId: account_id, channel, accessToken: Redacted.make(token) }
           })
         ),
+      byBusinessAccount: (businessAccountId) =>
+        orDie(
+          sql`SELECT ${columns}, account_id::text AS account_id FROM channels
+              WHERE business_account_id = ${businessAccountId} ORDER BY created_at, id`.pipe(
+            Effect.flatMap(decodeOwned)
+          )
+        ).pipe(Effect.map((rows) => rows.map(({ account_id, ...channel }) => ({ accountId: account_id, channel })))),
+      setHealth: (accountId, id, health, now) =>
+        orDie(
+          sql`UPDATE channels SET quality_rating = ${health.quality_rating},
+                messaging_limit_tier = ${health.messaging_limit_tier},
+                restrictions = ${JSON.stringify(health.restrictions)}::jsonb, updated_at = ${now}::timestamptz
+              WHERE account_id = ${accountId}::uuid AND id = ${id}
+              RETURNING ${columns}`.pipe(Effect.flatMap(decodeChannels))
+        ).pipe(Effect.map(([row]) => row)),
       active: (accountId) =>
         orDie(
           sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid AND status = 'active'

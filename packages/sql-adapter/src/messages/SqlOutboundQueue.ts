@@ -121,6 +121,18 @@ export const layer = Layer.effect(
           UPDATE messages SET not_before = ${at(notBefore)}::timestamptz, lease_until = NULL, lease_owner = NULL,
             sending_since = NULL
           WHERE account_id = ${accountId}::uuid AND id = ${id} AND status = 'queued'`).pipe(Effect.asVoid),
+      holdCampaigns: (accountId, channelId, until, now) =>
+        orDie(sql`
+          UPDATE messages SET not_before = ${
+            until === null
+              ? sql`greatest(coalesce(scheduled_at, ${at(now)}::timestamptz), ${at(now)}::timestamptz)`
+              : until === Number.POSITIVE_INFINITY
+                ? sql`'infinity'::timestamptz`
+                : sql`${at(until)}::timestamptz`
+          }
+          WHERE account_id = ${accountId}::uuid AND channel_id = ${channelId} AND status = 'queued'
+            AND campaign_id IS NOT NULL AND sending_since IS NULL
+            ${until === null ? sql`AND not_before > ${at(now)}::timestamptz` : sql``}`).pipe(Effect.asVoid),
       // The partial index of queued messages answers it (messages_queued).
       backlog: (now) =>
         orDie(sql<{ due: number; oldest: unknown }>`

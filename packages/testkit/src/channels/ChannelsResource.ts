@@ -11,8 +11,11 @@ export const CHANNEL_KEYS = [
   "display_phone_number",
   "id",
   "last_error",
+  "messaging_limit_tier",
   "name",
   "phone_number_id",
+  "quality_rating",
+  "restrictions",
   "status",
   "type",
   "updated_at"

@@ -166,3 +166,53 @@ export const statusesPayload = (
 export const statusPayload = (
   options: StatusOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
 ): Uint8Array => statusesPayload(options.phoneNumberId, options.displayPhoneNumber, [options])
+
+/** One of Meta's account-level webhooks: the business account's entry, one change of `field`. */
+const accountEnvelope = (businessAccountId: string, at: Date, field: string, value: Json): Uint8Array =>
+  encoder.encode(
+    escapeLikeMeta(
+      JSON.stringify({
+        object: "whatsapp_business_account",
+        entry: [{ id: businessAccountId, time: Math.floor(at.getTime() / 1000), changes: [{ value, field }] }]
+      })
+    )
+  )
+
+/** `phone_number_quality_update`: Meta flags or unflags a number, or moves its messaging limit. */
+export const qualityUpdatePayload = (options: {
+  readonly businessAccountId: string
+  /** Digits, as Meta sends them. */
+  readonly displayPhoneNumber: string
+  readonly event: "FLAGGED" | "UNFLAGGED" | "DOWNGRADE" | "UPGRADE"
+  readonly currentLimit: string
+  readonly at: Date
+}): Uint8Array =>
+  accountEnvelope(options.businessAccountId, options.at, "phone_number_quality_update", {
+    display_phone_number: options.displayPhoneNumber,
+    event: options.event,
+    current_limit: options.currentLimit
+  })
+
+/** `account_update` with `ACCOUNT_RESTRICTION`: what Meta restricts on a number now (none: lifted). */
+export const restrictionPayload = (options: {
+  readonly businessAccountId: string
+  readonly phoneNumber: string
+  readonly restrictions: ReadonlyArray<{ readonly type: string; readonly expiration: Date }>
+  readonly at: Date
+}): Uint8Array =>
+  accountEnvelope(options.businessAccountId, options.at, "account_update", {
+    phone_number: options.phoneNumber,
+    event: "ACCOUNT_RESTRICTION",
+    restriction_info: options.restrictions.map((r) => ({ restriction_type: r.type, expiration: seconds(r.expiration) }))
+  })
+
+/** `account_update` with `DISABLED_UPDATE`: Meta disables the business account, or reinstates it. */
+export const banPayload = (options: {
+  readonly businessAccountId: string
+  readonly state: "DISABLE" | "REINSTATE" | "SCHEDULE_FOR_DISABLE"
+  readonly at: Date
+}): Uint8Array =>
+  accountEnvelope(options.businessAccountId, options.at, "account_update", {
+    event: "DISABLED_UPDATE",
+    ban_info: { waba_ban_state: [options.state], waba_ban_date: options.at.toISOString().slice(0, 10) }
+  })

@@ -1,6 +1,7 @@
 import type {
   Change,
   DeliveryStatus,
+  HealthUpdate,
   InboundMedia,
   InboundMessage,
   MessageError,
@@ -22,7 +23,13 @@ export interface Skipped {
 
 export type Parsed =
   | { readonly _tag: "Ignored"; readonly reason: string }
-  | { readonly _tag: "Changes"; readonly changes: ReadonlyArray<Change>; readonly skipped: ReadonlyArray<Skipped> }
+  | {
+      readonly _tag: "Changes"
+      readonly changes: ReadonlyArray<Change>
+      /** Meta's account webhooks about numbers' health (quality, limits, restrictions). */
+      readonly health: ReadonlyArray<HealthUpdate>
+      readonly skipped: ReadonlyArray<Skipped>
+    }
 
 /** Meta documents wamids of at most 128 characters; a longer one would not fit our column. */
 export const MAX_EXTERNAL_ID_LENGTH = 128
@@ -170,6 +177,53 @@ const readItems = <A>(
   return kept
 }
 
+/** A `waba_ban_state` as Meta sends it: a string, or an array of one. */
+const banState = (value: unknown): string | null => string(value) ?? string(array(value)[0])
+
+/**
+ * `phone_number_quality_update` and `account_update` (docs/contract-messaging.md §3.1): what they say
+ * of the numbers' health, or a reason to skip it. Events that say nothing of it (a name review, a
+ * partner added) are skipped.
+ */
+const readHealth = (businessAccountId: string, at: Date, change: Json): Outcome<HealthUpdate> => {
+  const value = change.value
+  if (!isObject(value)) return { skip: `${String(change.field)} without a value` }
+  const event = string(value.event)
+  if (change.field === "phone_number_quality_update") {
+    const phoneNumber = nonEmpty(value.display_phone_number)
+    if (phoneNumber === null) return { skip: "phone_number_quality_update without display_phone_number" }
+    const tier = nonEmpty(value.current_limit)
+    const quality = event === "FLAGGED" ? "red" : event === "UNFLAGGED" ? "yellow" : undefined
+    return {
+      ok: {
+        businessAccountId,
+        phoneNumber: phoneNumber.replace(/\D/g, ""),
+        at,
+        ...(quality === undefined ? {} : { quality }),
+        ...(tier === null ? {} : { tier })
+      }
+    }
+  }
+  const phoneNumber = nonEmpty(value.phone_number)
+  const target = { businessAccountId, phoneNumber: phoneNumber === null ? null : phoneNumber.replace(/\D/g, ""), at }
+  if (event === "ACCOUNT_RESTRICTION") {
+    const restrictions = array(value.restriction_info).flatMap((item) => {
+      const type = nonEmpty(field(item, "restriction_type"))
+      return type === null ? [] : [{ type, until: unixSeconds(field(item, "expiration")) }]
+    })
+    return { ok: { ...target, restrictions } }
+  }
+  if (event === "DISABLED_UPDATE") {
+    const state = banState(field(value.ban_info, "waba_ban_state"))
+    if (state === "DISABLE") return { ok: { ...target, disabled: true } }
+    if (state === "REINSTATE") return { ok: { ...target, disabled: false } }
+    return { skip: `account_update DISABLED_UPDATE with waba_ban_state ${JSON.stringify(state)} is not modelled` }
+  }
+  return { skip: `account_update event ${JSON.stringify(event)} is not modelled` }
+}
+
+const HEALTH_FIELDS: ReadonlySet<string> = new Set(["phone_number_quality_update", "account_update"])
+
 const readChange = (change: unknown, skipped: Array<Skipped>): Change | null => {
   if (!isObject(change)) {
     skipped.push({ reason: "change is not an object", item: change })
@@ -212,6 +266,7 @@ export const parse = (raw: Uint8Array): Parsed => {
   const entries = field(body, "entry")
   if (!Array.isArray(entries)) return { _tag: "Ignored", reason: "no entry array" }
   const changes: Array<Change> = []
+  const health: Array<HealthUpdate> = []
   const skipped: Array<Skipped> = []
   for (const entry of entries) {
     const entryChanges = field(entry, "changes")
@@ -220,9 +275,20 @@ export const parse = (raw: Uint8Array): Parsed => {
       continue
     }
     for (const change of entryChanges) {
+      if (isObject(change) && typeof change.field === "string" && HEALTH_FIELDS.has(change.field)) {
+        const businessAccountId = nonEmpty(field(entry, "id"))
+        if (businessAccountId === null) {
+          skipped.push({ reason: `${change.field} without the business account's entry id`, item: change })
+          continue
+        }
+        const outcome = readHealth(businessAccountId, unixSeconds(field(entry, "time")) ?? new Date(), change)
+        if ("ok" in outcome) health.push(outcome.ok)
+        else skipped.push({ reason: outcome.skip, item: change })
+        continue
+      }
       const read = readChange(change, skipped)
       if (read !== null) changes.push(read)
     }
   }
-  return { _tag: "Changes", changes, skipped }
+  return { _tag: "Changes", changes, health, skipped }
 }

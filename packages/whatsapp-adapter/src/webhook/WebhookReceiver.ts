@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { ChannelHealth } from "@leadline/core/whatsapp/ChannelHealth"
 import { Inbound, type Receipt } from "@leadline/core/whatsapp/Inbound"
 import * as MetaSignature from "../meta/MetaSignature.ts"
 import * as MetaWebhook from "../meta/MetaWebhook.ts"
@@ -23,10 +24,11 @@ export class WebhookReceiver extends Context.Service<
     readonly receive: (raw: Uint8Array, signature: string | undefined) => Effect.Effect<Reception>
   }
 >()("whatsapp/WebhookReceiver") {
-  static readonly layer: Layer.Layer<WebhookReceiver, never, Inbound> = Layer.effect(
+  static readonly layer: Layer.Layer<WebhookReceiver, never, Inbound | ChannelHealth> = Layer.effect(
     WebhookReceiver,
     Effect.gen(function* () {
       const inbound = yield* Inbound
+      const health = yield* ChannelHealth
       const app = yield* MetaApp
       const secret = Redacted.value(app.appSecret)
       const token = Redacted.value(app.verifyToken)
@@ -50,6 +52,7 @@ export class WebhookReceiver extends Context.Service<
               yield* Effect.logWarning(`WhatsApp webhook item skipped: ${item.reason}`)
             }
             const receipt = yield* inbound.receive(parsed.changes)
+            yield* health.apply(parsed.health)
             return { _tag: "Accepted", ...receipt, skipped: receipt.skipped + parsed.skipped.length } as const
           })
       })

@@ -1,7 +1,14 @@
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import type { Change } from "@leadline/core/whatsapp/InboundBatch"
-import { escapeLikeMeta, inboundTextPayload, statusPayload } from "../../src/meta/MetaPayloads.ts"
+import {
+  banPayload,
+  escapeLikeMeta,
+  inboundTextPayload,
+  qualityUpdatePayload,
+  restrictionPayload,
+  statusPayload
+} from "../../src/meta/MetaPayloads.ts"
 import { sign, verify } from "../../src/meta/MetaSignature.ts"
 import { type Parsed, parse, type Skipped } from "../../src/meta/MetaWebhook.ts"
 
@@ -485,5 +492,107 @@ describe("builders", () => {
       provider_code: 131026
     })
     assert.notInclude(new TextDecoder().decode(failed), "biz_opaque_callback_data")
+  })
+})
+
+describe("parse: Meta's account webhooks about a number's health", () => {
+  const healthOf = (parsed: Parsed) => {
+    assert.strictEqual(parsed._tag, "Changes")
+    if (parsed._tag !== "Changes") throw new Error("unreachable")
+    return parsed
+  }
+
+  it("phone-number-quality-update.json: flagged is red, the limit kept, routed by the business account", () => {
+    const parsed = healthOf(parse(fixture("phone-number-quality-update.json")))
+    assert.deepStrictEqual(parsed.changes, [])
+    assert.deepStrictEqual(parsed.skipped, [])
+    assert.deepStrictEqual(parsed.health, [
+      {
+        businessAccountId: "102290129340398",
+        phoneNumber: "16505551111",
+        at: new Date(1731617831 * 1000),
+        quality: "red",
+        tier: "TIER_10K"
+      }
+    ])
+  })
+
+  it("account-update-restriction.json: the restriction and its end", () => {
+    const parsed = healthOf(parse(fixture("account-update-restriction.json")))
+    assert.deepStrictEqual(parsed.skipped, [])
+    assert.deepStrictEqual(parsed.health, [
+      {
+        businessAccountId: "102290129340398",
+        phoneNumber: "16505551111",
+        at: new Date(1731617831 * 1000),
+        restrictions: [{ type: "RESTRICTED_BIZ_INITIATED_MESSAGING", until: new Date(1731704231 * 1000) }]
+      }
+    ])
+  })
+
+  it("unflagged, a lifted restriction, a ban and a reinstatement, as the payload builders write them", () => {
+    const at = new Date("2026-11-28T10:00:00Z")
+    const read = (raw: Uint8Array) => healthOf(parse(raw)).health
+    assert.deepStrictEqual(
+      read(
+        qualityUpdatePayload({
+          businessAccountId: "7",
+          displayPhoneNumber: "+1 650-555-1111",
+          event: "UNFLAGGED",
+          currentLimit: "TIER_1K",
+          at
+        })
+      ),
+      [{ businessAccountId: "7", phoneNumber: "16505551111", at, quality: "yellow", tier: "TIER_1K" }]
+    )
+    assert.deepStrictEqual(
+      read(restrictionPayload({ businessAccountId: "7", phoneNumber: "16505551111", restrictions: [], at })),
+      [{ businessAccountId: "7", phoneNumber: "16505551111", at, restrictions: [] }]
+    )
+    assert.deepStrictEqual(read(banPayload({ businessAccountId: "7", state: "DISABLE", at })), [
+      { businessAccountId: "7", phoneNumber: null, at, disabled: true }
+    ])
+    assert.deepStrictEqual(read(banPayload({ businessAccountId: "7", state: "REINSTATE", at })), [
+      { businessAccountId: "7", phoneNumber: null, at, disabled: false }
+    ])
+  })
+
+  it("skips what says nothing of health, and a quality update without its number, keeping the rest", () => {
+    const parsed = healthOf(
+      parse(
+        encode({
+          object: "whatsapp_business_account",
+          entry: [
+            {
+              id: "7",
+              time: 1731617831,
+              changes: [
+                { field: "account_update", value: { event: "PARTNER_ADDED" } },
+                { field: "phone_number_quality_update", value: { event: "FLAGGED" } },
+                {
+                  field: "account_update",
+                  value: { event: "DISABLED_UPDATE", ban_info: { waba_ban_state: ["SCHEDULE_FOR_DISABLE"] } }
+                },
+                {
+                  field: "phone_number_quality_update",
+                  value: { display_phone_number: "1", event: "UPGRADE", current_limit: "TIER_100K" }
+                }
+              ]
+            }
+          ]
+        })
+      )
+    )
+    assert.deepStrictEqual(
+      parsed.skipped.map((s) => s.reason),
+      [
+        'account_update event "PARTNER_ADDED" is not modelled',
+        "phone_number_quality_update without display_phone_number",
+        'account_update DISABLED_UPDATE with waba_ban_state "SCHEDULE_FOR_DISABLE" is not modelled'
+      ]
+    )
+    assert.deepStrictEqual(parsed.health, [
+      { businessAccountId: "7", phoneNumber: "1", at: new Date(1731617831 * 1000), tier: "TIER_100K" }
+    ])
   })
 })

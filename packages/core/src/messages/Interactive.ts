@@ -86,6 +86,8 @@ const firstRepeat = (values: ReadonlyArray<string>): number | undefined => {
 // The rules across fields, each reported at the field that breaks it.
 const consistent = Schema.makeFilter((interactive: Fields) => {
   const { action } = interactive
+  // An unknown type is reported by its own check.
+  if (interactive.type !== "button" && interactive.type !== "list") return true
   if (interactive.type === "button") {
     if (action.buttons === undefined) return { path: ["action", "buttons"], issue: "reply buttons need action.buttons" }
     if (action.button !== undefined) return { path: ["action", "button"], issue: "only a list has action.button" }

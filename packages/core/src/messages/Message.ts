@@ -260,6 +260,8 @@ const KIND: Record<ContentField, string> = {
 const consistent = Schema.makeFilter(
   (send: { type: string; text?: string | undefined; template?: unknown; interactive?: unknown }) => {
     const own = send.type as ContentField
+    // An unknown type is reported by its own check.
+    if (!CONTENT_FIELDS.includes(own)) return true
     if (send[own] === undefined) return { path: [own], issue: `${own} is required for ${KIND[own]}` }
     for (const field of CONTENT_FIELDS) {
       if (field !== own && send[field] !== undefined) {

@@ -479,7 +479,15 @@ for (const [name, wiring] of Wirings.wirings) {
         [base, "text"],
         [{ ...base, text: "hi", button_reply: { id: "a", title: "A" }, reply_to: "msg_x" }, "button_reply"],
         [{ ...base, list_reply: { id: "a", title: "A" } }, "reply_to"],
-        [{ ...base, button_reply: { id: "a", title: x(21) }, reply_to: "msg_x" }, "button_reply.title"]
+        [{ ...base, button_reply: { id: "a", title: x(21) }, reply_to: "msg_x" }, "button_reply.title"],
+        [{ ...base, button_reply: { id: x(257), title: "A" }, reply_to: "msg_x" }, "button_reply.id"],
+        [{ ...base, list_reply: { id: x(201), title: "A" }, reply_to: "msg_x" }, "list_reply.id"],
+        [{ ...base, list_reply: { id: "a", title: x(25) }, reply_to: "msg_x" }, "list_reply.title"],
+        [
+          { ...base, list_reply: { id: "a", title: "A", description: x(73) }, reply_to: "msg_x" },
+          "list_reply.description"
+        ],
+        [{ ...base, text: "" }, "text"]
       ] as const) {
         const reply = await call(stage.server, "POST", "/admin/v1/simulator/whatsapp/inbound", {
           auth: stage.server.adminToken,
@@ -488,6 +496,11 @@ for (const [name, wiring] of Wirings.wirings) {
         expect(reply.status, reply.text).toBe(400)
         expect(reply.body.details.map((detail: { path: string }) => detail.path)).toContain(path)
       }
+      // Nothing reached the webhook: no lead wrote, no thread was made.
+      const threads = await call(stage.server, "GET", `/api/v1/conversations?channel_id=${channel.id}`, {
+        auth: stage.account.ownerKey
+      })
+      expect(threads.body.conversations).toEqual([])
     })
   })
 }

@@ -78,6 +78,11 @@ describe("the README", () => {
     expect(out).toContain('"status":"read"')
     expect(out).toContain('"text":"Is the blue one in stock?"')
     expect(out).toContain('"usage":{"messages_used":1,"messages_limit":1000}')
+    // Buttons: Grace's tap answers the question, the thread is marked read, her answer gets a reaction.
+    expect(out).toMatch(/\ninteractive: Yes, keep one\nanswers msg_[0-9a-z]{26}\n/)
+    expect(out).toMatch(/\{"conversation_id":"cv_[0-9a-z]{26}","message_id":"msg_[0-9a-z]{26}","read_at":"[^"]+"\}\n/)
+    expect(out).toContain("\nreaction 👍\n")
+    expect(out).toContain('"path":"interactive.action.buttons.0.reply.title"')
     // The campaign to the two leads tagged newsletter: matched, queued, sent and read by both.
     expect(out).toMatch(/\n2\nqueued\n/)
     expect(out).toMatch(/\n\{"at":"[^"]+","source":"whatsapp_keyword","reason":"STOP"\}\n/)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { jsonProblem, Text } from "../Text.ts"
+import { Interactive } from "./Interactive.ts"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -8,6 +9,13 @@ export const MessageError = Schema.Struct({
   message: Schema.String,
   provider_code: Schema.NullOr(Schema.Number)
 }).annotate({ identifier: "MessageError" })
+
+/** The message this one answers (WhatsApp's `context`) or reacts to: ours, and its wamid. */
+export const ReplyTo = Schema.Struct({
+  message_id: Schema.String.annotate({ description: "The Leadline id of the message answered or reacted to" }),
+  external_id: Schema.String.annotate({ description: "Its WhatsApp id (wamid)" })
+}).annotate({ identifier: "MessageReplyTo" })
+export type ReplyTo = typeof ReplyTo.Type
 
 export const Media = Schema.Struct({
   provider_media_id: Schema.String,
@@ -23,9 +31,17 @@ export const Message = Schema.Struct({
   lead_id: Schema.String,
   channel_id: Schema.String,
   direction: Schema.Literals(["inbound", "outbound"]),
-  type: Schema.String.annotate({ description: "Outbound: text or template; inbound: WhatsApp's type as received" }),
+  type: Schema.String.annotate({
+    description: "Outbound: text, template, interactive or reaction; inbound: WhatsApp's type as received"
+  }),
   text: Nullable,
   template: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
+  interactive: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)).annotate({
+    description: "Outbound interactive message (reply buttons or a list) as sent to WhatsApp"
+  }),
+  reply_to: Schema.NullOr(ReplyTo).annotate({
+    description: "The message this one answers (WhatsApp's context) or reacts to, when Leadline has it; null otherwise"
+  }),
   media: Schema.NullOr(Media),
   status: Schema.Literals(["received", "queued", "sent", "delivered", "read", "failed", "cancelled"]),
   error: Schema.NullOr(MessageError),
@@ -58,9 +74,10 @@ export interface Placement {
   readonly channel_id: string
 }
 
-/** What an outbound message says: a text, or a template with its components. */
+/** What an outbound message says: a text, a template with its components, or an interactive message. */
 export type OutboundContent =
   | { readonly type: "text"; readonly text: string }
+  | { readonly type: "interactive"; readonly interactive: Interactive }
   | {
       readonly type: "template"
       readonly template: {
@@ -76,6 +93,8 @@ const fresh = (placement: Placement, now: string) => ({
   ...placement,
   text: null,
   template: null,
+  interactive: null,
+  reply_to: null,
   media: null,
   error: null,
   external_id: null,
@@ -97,6 +116,7 @@ const queued = (placement: Placement, content: OutboundContent, now: string) => 
   type: content.type,
   text: content.type === "text" ? content.text : null,
   template: content.type === "template" ? { ...content.template } : null,
+  interactive: content.type === "interactive" ? { ...content.interactive } : null,
   direction: "outbound" as const,
   status: "queued" as const
 })
@@ -109,6 +129,27 @@ export type Sender =
 /** A message queued to send, written by a person, an agent or the system (`sender`). */
 export const outbound = (placement: Placement, content: OutboundContent, sender: Sender, now: string): Message => ({
   ...queued(placement, content, now),
+  sender_type: sender.type,
+  sender_id: sender.id
+})
+
+/**
+ * A person's reaction to a message of the thread (`target`, whose wamid is known): the emoji in
+ * `text` (null when the reaction is removed), the target in `reply_to`.
+ */
+export const reaction = (
+  placement: Placement,
+  target: ReplyTo,
+  emoji: string,
+  sender: { readonly type: "user"; readonly id: string },
+  now: string
+): Message => ({
+  ...fresh(placement, now),
+  type: "reaction",
+  text: emoji === "" ? null : emoji,
+  reply_to: target,
+  direction: "outbound",
+  status: "queued",
   sender_type: sender.type,
   sender_id: sender.id
 })
@@ -138,10 +179,13 @@ export const fromWhatsApp = (
     readonly externalId: string
     readonly providerTimestamp: string
     readonly providerPayload: unknown
+    /** The stored message its `context.id` (or a reaction's `message_id`) names, if any. */
+    readonly replyTo?: ReplyTo | null | undefined
   },
   now: string
 ): Message => ({
   ...fresh(placement, now),
+  reply_to: received.replyTo ?? null,
   direction: "inbound",
   type: received.type,
   text: received.text,
@@ -194,30 +238,48 @@ export const Template = Schema.Struct({
   )
   .annotate({ identifier: "Template" })
 
-// One struct with a checked `type` rather than a union of two: HttpApi reports a union's
-// mismatch against the whole body, and a caller should be told which field is wrong.
+// One struct with a checked `type` rather than a union: HttpApi reports a union's mismatch
+// against the whole body, and a caller should be told which field is wrong.
 const sendFields = {
   type: Schema.String.check(
-    Schema.makeFilter((type: string) => type === "text" || type === "template" || 'type must be "text" or "template"')
+    Schema.makeFilter(
+      (type: string) =>
+        type === "text" ||
+        type === "template" ||
+        type === "interactive" ||
+        'type must be "text", "template" or "interactive" (a reaction is POST /api/v1/messages/{id}/reactions)'
+    )
   ),
   text: Schema.optional(Body),
-  template: Schema.optional(Template)
+  template: Schema.optional(Template),
+  interactive: Schema.optional(Interactive)
 }
 
-const consistent = Schema.makeFilter((send: { type: string; text?: string | undefined; template?: unknown }) => {
-  if (send.type === "text" && send.text === undefined)
-    return { path: ["text"], issue: "text is required for a text message" }
-  if (send.type === "template" && send.template === undefined) {
-    return { path: ["template"], issue: "template is required for a template message" }
-  }
-  if (send.type === "text" && send.template !== undefined)
-    return { path: ["template"], issue: "only a template message has a template" }
-  if (send.type === "template" && send.text !== undefined)
-    return { path: ["text"], issue: "only a text message has text" }
-  return true
-})
+const CONTENT_FIELDS = ["text", "template", "interactive"] as const
+type ContentField = (typeof CONTENT_FIELDS)[number]
+const KIND: Record<ContentField, string> = {
+  text: "a text message",
+  template: "a template message",
+  interactive: "an interactive message"
+}
 
-/** `POST /api/v1/conversations/{id}/messages`: a text or a template (docs/contract-messaging.md §5.2). */
+// Each type has its own field and no other's.
+const consistent = Schema.makeFilter(
+  (send: { type: string; text?: string | undefined; template?: unknown; interactive?: unknown }) => {
+    const own = send.type as ContentField
+    // An unknown type is reported by its own check.
+    if (!CONTENT_FIELDS.includes(own)) return true
+    if (send[own] === undefined) return { path: [own], issue: `${own} is required for ${KIND[own]}` }
+    for (const field of CONTENT_FIELDS) {
+      if (field !== own && send[field] !== undefined) {
+        return { path: [field], issue: `only ${KIND[field]} has ${field}` }
+      }
+    }
+    return true
+  }
+)
+
+/** `POST /api/v1/conversations/{id}/messages`: a text, a template or an interactive message (docs/contract-messaging.md §5.2). */
 export const SendMessage = Schema.Struct(sendFields).check(consistent).annotate({ identifier: "SendMessage" })
 export type SendMessage = typeof SendMessage.Type
 

@@ -1,6 +1,11 @@
 import { Context, type Effect, type Redacted, Schema } from "effect"
+import type { Interactive } from "./Interactive.ts"
 
-/** What goes to the provider: a free-form text, or an approved template. */
+/**
+ * What goes to the provider: a free-form text, an approved template, an interactive message
+ * (reply buttons or a list), or a reaction to the message with WhatsApp id `externalId` ("" takes
+ * it back).
+ */
 export type OutboundBody =
   | { readonly type: "text"; readonly text: string }
   | {
@@ -9,9 +14,23 @@ export type OutboundBody =
       readonly language: string
       readonly components: ReadonlyArray<unknown>
     }
+  | { readonly type: "interactive"; readonly interactive: Interactive }
+  | { readonly type: "reaction"; readonly externalId: string; readonly emoji: string }
+
+/** The number a message goes through, and its token. */
+export interface ChannelCredentials {
+  readonly phoneNumberId: string
+  readonly accessToken: Redacted.Redacted<string>
+}
+
+/** A read receipt: the inbound message with WhatsApp id `externalId` (and those before it) was read. */
+export interface ReadRequest {
+  readonly channel: ChannelCredentials
+  readonly externalId: string
+}
 
 export interface OutboundRequest {
-  readonly channel: { readonly phoneNumberId: string; readonly accessToken: Redacted.Redacted<string> }
+  readonly channel: ChannelCredentials
   /** The conversation's `contact_wa_id` when known, else the lead's phone without "+". */
   readonly to: string
   readonly body: OutboundBody
@@ -51,5 +70,7 @@ export class MessageTransport extends Context.Service<
   MessageTransport,
   {
     readonly send: (request: OutboundRequest) => Effect.Effect<Accepted, SendFailure>
+    /** Marks an inbound message read (the customer sees blue ticks); attempted once, as a send is. */
+    readonly markRead: (request: ReadRequest) => Effect.Effect<void, SendFailure>
   }
 >()("core/MessageTransport") {}

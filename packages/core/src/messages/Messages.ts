@@ -23,7 +23,8 @@ import { Transactor } from "../Transactor.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
 import { reserveWithinPlan } from "../usage/PlanQuota.ts"
 import * as NewMessage from "./Message.ts"
-import { type Message, SendMessage, SendToLead } from "./Message.ts"
+import { React } from "./Interactive.ts"
+import { type Message, type OutboundContent, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
 type Needs = CurrentPrincipal
@@ -51,6 +52,11 @@ export class Messages extends Context.Service<
     readonly send: (conversationId: string, input: SendMessage) => Effect.Effect<Message, SendError, Needs>
     /** To a lead: its conversation on the channel is found or made (`pending`). */
     readonly sendToLead: (input: SendToLead) => Effect.Effect<Message, SendError, Needs>
+    /**
+     * A reaction to message `messageId`, queued in its conversation as a message of type
+     * `reaction` (docs/contract-messaging.md §5.5): a session message, so the window's rule holds.
+     */
+    readonly react: (messageId: string, input: React) => Effect.Effect<Message, SendError, Needs>
     /**
      * An agent's text reply, queued as any send is (the same channel, window and plan checks), with
      * `sender_type: "agent"`. For the agent responder: no principal, the caller's transaction.
@@ -100,6 +106,7 @@ export class Messages extends Context.Service<
       const transactor = yield* Transactor
       const decodeSend = decodeInput(SendMessage, "message")
       const decodeSendToLead = decodeInput(SendToLead, "message")
+      const decodeReact = decodeInput(React, "reaction")
 
       const list = Effect.fnUntraced(function* (conversationId: string, page: Pagination.Page, before?: string) {
         const principal = yield* authorize("messages.view")
@@ -119,35 +126,12 @@ export class Messages extends Context.Service<
         return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "message", id }))
       }, Tracing.span("Messages.get"))
 
-      /** The checks of §5.2 after the conversation is known, in their order, then the queued message. */
-      const queue = Effect.fnUntraced(function* (
-        accountId: string,
-        sender: NewMessage.Sender,
-        conversation: Conversation,
-        input: SendMessage
-      ) {
-        const channel = yield* channels.find(accountId, conversation.channel_id)
-        if (channel === undefined || channel.status !== "active") {
-          return yield* new Conflict({ message: "The channel is disabled" })
-        }
-        const nowMillis = yield* Clock.currentTimeMillis
-        if (
-          input.type === "text" &&
-          (conversation.last_inbound_at === null || Date.parse(conversation.last_inbound_at) + DAY_MILLIS <= nowMillis)
-        ) {
-          return yield* new WindowClosed()
-        }
-        const now = new Date(nowMillis).toISOString()
-        yield* reserveWithinPlan(accounts, usage, accountId, now, 1)
-        const message = NewMessage.outbound(
-          {
-            id: yield* Ids.make("msg"),
-            conversation_id: conversation.id,
-            lead_id: conversation.lead_id,
-            channel_id: channel.id
-          },
-          input.type === "text"
-            ? { type: "text", text: input.text! }
+      /** What a decoded send body says. */
+      const contentOf = (input: SendMessage): OutboundContent =>
+        input.type === "text"
+          ? { type: "text", text: input.text! }
+          : input.type === "interactive"
+            ? { type: "interactive", interactive: input.interactive! }
             : {
                 type: "template",
                 template: {
@@ -155,8 +139,38 @@ export class Messages extends Context.Service<
                   language: input.template!.language,
                   components: input.template!.components ?? []
                 }
-              },
-          sender,
+              }
+
+      /**
+       * The checks of §5.2 after the conversation is known, in their order, then the queued message
+       * `make` builds. Everything but a template is a session message: only inside the window.
+       */
+      const queueMessage = Effect.fnUntraced(function* (
+        accountId: string,
+        conversation: Conversation,
+        session: boolean,
+        make: (placement: NewMessage.Placement, now: string) => Message
+      ) {
+        const channel = yield* channels.find(accountId, conversation.channel_id)
+        if (channel === undefined || channel.status !== "active") {
+          return yield* new Conflict({ message: "The channel is disabled" })
+        }
+        const nowMillis = yield* Clock.currentTimeMillis
+        if (
+          session &&
+          (conversation.last_inbound_at === null || Date.parse(conversation.last_inbound_at) + DAY_MILLIS <= nowMillis)
+        ) {
+          return yield* new WindowClosed()
+        }
+        const now = new Date(nowMillis).toISOString()
+        yield* reserveWithinPlan(accounts, usage, accountId, now, 1)
+        const message = make(
+          {
+            id: yield* Ids.make("msg"),
+            conversation_id: conversation.id,
+            lead_id: conversation.lead_id,
+            channel_id: channel.id
+          },
           now
         )
         yield* repo.insertOutbound(accountId, [message])
@@ -164,6 +178,16 @@ export class Messages extends Context.Service<
         yield* OpsMetrics.countMessages("outbound", [message.status])
         return message
       })
+
+      const queue = (
+        accountId: string,
+        sender: NewMessage.Sender,
+        conversation: Conversation,
+        input: SendMessage
+      ) =>
+        queueMessage(accountId, conversation, input.type !== "template", (placement, now) =>
+          NewMessage.outbound(placement, contentOf(input), sender, now)
+        )
 
       const send = Effect.fnUntraced(function* (conversationId: string, raw: SendMessage) {
         const principal = yield* authorize("messages.send")
@@ -217,6 +241,29 @@ export class Messages extends Context.Service<
         )
       }, Tracing.span("Messages.sendToLead"))
 
+      const react = Effect.fnUntraced(function* (messageId: string, raw: React) {
+        const principal = yield* authorize("messages.send")
+        const { emoji } = yield* decodeReact(raw)
+        const accountId = principal.accountId
+        return yield* transactor.withTransaction(
+          Effect.gen(function* () {
+            const target = yield* repo.find(accountId, messageId)
+            if (target === undefined) return yield* new NotFound({ resource: "message", id: messageId })
+            if (target.type === "reaction") return yield* new Conflict({ message: "A reaction cannot be reacted to" })
+            // WhatsApp names the target by its wamid: a message it has not taken has none yet.
+            if (target.external_id === null) {
+              return yield* new Conflict({ message: "The message has no WhatsApp id yet: it was not sent" })
+            }
+            const conversation = yield* conversations.find(accountId, target.conversation_id)
+            if (conversation === undefined) return yield* new NotFound({ resource: "message", id: messageId })
+            const replyTo = { message_id: target.id, external_id: target.external_id }
+            return yield* queueMessage(accountId, conversation, true, (placement, now) =>
+              NewMessage.reaction(placement, replyTo, emoji, { type: "user", id: principal.userId }, now)
+            )
+          })
+        )
+      }, Tracing.span("Messages.react"))
+
       const reply = (accountId: string, conversation: Conversation, agentId: string, text: string) =>
         transactor.withTransaction(
           queue(accountId, { type: "agent", id: agentId }, conversation, { type: "text", text })
@@ -237,7 +284,7 @@ export class Messages extends Context.Service<
           })
         )
 
-      return Messages.of({ list, get, send, sendToLead, reply, systemReply, notify })
+      return Messages.of({ list, get, send, sendToLead, react, reply, systemReply, notify })
     })
   )
 }

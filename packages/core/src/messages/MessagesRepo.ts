@@ -20,6 +20,10 @@ export class MessagesRepo extends Context.Service<
       before?: Message | undefined
     ) => Effect.Effect<Listed<Message>>
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
+    /** The conversation's newest inbound message (`created_at`, then `id`), if the lead ever wrote. */
+    readonly latestInbound: (accountId: string, conversationId: string) => Effect.Effect<Message | undefined>
+    /** Sets an inbound message's `read_at` unless it has one; the message as it is now. */
+    readonly markRead: (accountId: string, id: string, at: string) => Effect.Effect<Message | undefined>
     /**
      * How many messages of a kind were created in each bucket: `inbound`; `outbound` that are not
      * `failed` or `cancelled` (as metering counts them); of those, the ones an agent sent.

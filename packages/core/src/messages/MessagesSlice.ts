@@ -7,10 +7,11 @@ import * as MessageReactions from "./MessageReactions.ts"
 import { Messages } from "./Messages.ts"
 import { MessageStatuses } from "./MessageStatuses.ts"
 import { QueueExits } from "./QueueExits.ts"
+import { ReadReceipts } from "./ReadReceipts.ts"
 
 export const slice = Slice.make({
   name: "messages",
-  layer: Messages.layer.pipe(Layer.provideMerge(MessageStatuses.layer)),
+  layer: Layer.mergeAll(Messages.layer, ReadReceipts.layer).pipe(Layer.provideMerge(MessageStatuses.layer)),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged],
   metrics: MessageMetrics.metrics,
   hooks: [QueueExits.layer, InboundReceived.layer],

@@ -3,6 +3,7 @@ import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Sch
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
+import type { Interactive } from "./Interactive.ts"
 import { MessageStatuses, type Update } from "./MessageStatuses.ts"
 import { MessageTransport, type OutboundBody, OutcomeUnknown, type SendFailure } from "./MessageTransport.ts"
 import type { DeliveryError as Failure } from "./StatusMerge.ts"
@@ -28,6 +29,11 @@ export const MAX_ATTEMPTS = 10
 const bodyOf = (claimed: ClaimedMessage): OutboundBody => {
   const { message } = claimed
   if (message.type === "text") return { type: "text", text: message.text ?? "" }
+  if (message.type === "interactive") return { type: "interactive", interactive: message.interactive as Interactive }
+  // A reaction is queued only with its target's wamid (docs/contract-messaging.md §5.5).
+  if (message.type === "reaction") {
+    return { type: "reaction", externalId: message.reply_to?.external_id ?? "", emoji: message.text ?? "" }
+  }
   const template = message.template as { name: string; language: string; components?: ReadonlyArray<unknown> }
   return { type: "template", name: template.name, language: template.language, components: template.components ?? [] }
 }

@@ -121,9 +121,14 @@ export class Inbound extends Context.Service<
         }
         const threads = yield* conversations.findOrCreate(accountId, wanted)
         const threadOf = new Map([...firstFrom.keys()].map((waId, i) => [waId, threads[i]!]))
+        // Replies name the message they answer by its wamid: ours when Leadline stored it on this channel.
+        const answered = items.flatMap((item) => (item.repliesTo == null ? [] : [item.repliesTo]))
+        const repliedIds =
+          answered.length === 0 ? new Map() : yield* messages.idsByExternalId(accountId, channelId, answered)
         const built: Array<Message> = []
         const senderOf = new Map<string, string>()
         for (const item of items) {
+          const repliedId = item.repliesTo == null ? undefined : repliedIds.get(item.repliesTo)
           const leadId = leadOf.get(item.from)!
           built.push(
             NewMessage.fromWhatsApp(
@@ -140,7 +145,8 @@ export class Inbound extends Context.Service<
                 error: item.error,
                 externalId: item.externalId,
                 providerTimestamp: item.timestamp.toISOString(),
-                providerPayload: item.payload
+                providerPayload: item.payload,
+                replyTo: repliedId === undefined ? null : { message_id: repliedId, external_id: item.repliesTo! }
               },
               now
             )

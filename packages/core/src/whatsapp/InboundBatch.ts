@@ -43,6 +43,8 @@ export interface InboundMessage {
   readonly payload: unknown
   /** From the item's `errors[0]` (e.g. an unsupported type). */
   readonly error: MessageError | null
+  /** The wamid this message answers (`context.id`) or, for a reaction, reacts to; null for neither. */
+  readonly repliesTo?: string | null | undefined
 }
 
 export type DeliveryStatus = "sent" | "delivered" | "read" | "failed"

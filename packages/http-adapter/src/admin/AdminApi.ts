@@ -21,12 +21,39 @@ import { AdminAuthentication } from "./AdminAuthentication.ts"
 
 const AccountId = { account_id: Id }
 
+const bounded = (max: number) => Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(max))
+
 const SimulatedCustomer = Schema.Struct({
   phone_number_id: Id.annotate({ description: "The channel's number at Meta" }),
   from: Id.annotate({ description: "The customer's WhatsApp number: digits as Meta sends them, or E.164" }),
   name: Schema.optional(Schema.NullOr(Schema.String)),
-  text: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(4096))
-}).annotate({ identifier: "SimulatedCustomer" })
+  text: Schema.optional(bounded(4096)),
+  button_reply: Schema.optional(
+    Schema.Struct({ id: bounded(256), title: bounded(20) }).annotate({
+      description: "The customer taps a reply button of the message `reply_to`"
+    })
+  ),
+  list_reply: Schema.optional(
+    Schema.Struct({ id: bounded(200), title: bounded(24), description: Schema.optional(bounded(72)) }).annotate({
+      description: "The customer picks a row of the list message `reply_to`"
+    })
+  ),
+  reply_to: Schema.optional(
+    Id.annotate({ description: "The outbound message (`msg_…`) answered: WhatsApp's `context`" })
+  )
+})
+  .check(
+    Schema.makeFilter((body) => {
+      const given = (["text", "button_reply", "list_reply"] as const).filter((field) => body[field] !== undefined)
+      if (given.length === 0) return { path: ["text"], issue: "one of text, button_reply or list_reply is required" }
+      if (given.length > 1) return { path: [given[1]!], issue: `only one of text, button_reply or list_reply` }
+      if (given[0] !== "text" && body.reply_to === undefined) {
+        return { path: ["reply_to"], issue: `${given[0]} answers a message: reply_to is required` }
+      }
+      return true
+    })
+  )
+  .annotate({ identifier: "SimulatedCustomer" })
 const KeyId = { key_id: Id }
 
 export class AdminApi extends HttpApiGroup.make("admin")
@@ -109,7 +136,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
       OpenApi.annotations({
         summary: "Play a customer writing in (simulator only)",
         description:
-          "Signs a WhatsApp text message as Meta would and posts it through the real inbound webhook. Exists only with `WHATSAPP_TRANSPORT=simulator` (404 otherwise)."
+          "Signs a WhatsApp text message, or a button or list reply to `reply_to`, as Meta would and posts it through the real inbound webhook. Exists only with `WHATSAPP_TRANSPORT=simulator` (404 otherwise)."
       })
     ),
     HttpApiEndpoint.delete("revokeKey", "/keys/:key_id", {

@@ -32,7 +32,14 @@ export const layer = HttpApiBuilder.group(
               phoneNumberId: payload.phone_number_id,
               from: payload.from,
               name: payload.name,
-              text: payload.text
+              text: payload.text,
+              replyTo: payload.reply_to,
+              choice:
+                payload.button_reply !== undefined
+                  ? { type: "button_reply", ...payload.button_reply }
+                  : payload.list_reply !== undefined
+                    ? { type: "list_reply", ...payload.list_reply }
+                    : undefined
             })
         })
       )

@@ -2,12 +2,16 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
+import { ConversationRead, ProviderRefused } from "@leadline/core/messages/ReadReceipts"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
-import { Conflict, Forbidden, MessageLimitReached, NotFound, ValidationError, WindowClosed } from "../WireErrors.ts"
+import { Conflict, Forbidden, MessageLimitReached, NotFound, of, ValidationError, WindowClosed } from "../WireErrors.ts"
+
+/** 502 `provider_error`: WhatsApp refused a read receipt or did not answer. */
+export const ProviderError = of(ProviderRefused)
 
 /** What a send can answer besides 201 (docs/contract-messaging.md §5.2, in the order they are checked). */
 export const SEND_ERRORS = [Forbidden, NotFound, ValidationError, Conflict, WindowClosed, MessageLimitReached] as const
@@ -74,7 +78,18 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       OpenApi.annotations({
         summary: "Send a message in a conversation",
         description:
-          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. Free-form `text` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
+          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. `text` or `template`, or `interactive` (reply buttons or a list, checked against WhatsApp's limits). Free-form `text` and `interactive` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
+      })
+    ),
+    HttpApiEndpoint.post("read", "/:id/read", {
+      params: ConversationId,
+      success: ConversationRead,
+      error: [Forbidden, NotFound, Conflict, ProviderError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Mark a conversation read",
+        description:
+          "Sends WhatsApp a read receipt for the conversation's latest inbound message (the customer sees blue ticks on it and the ones before) and sets that message's `read_at`. Idempotent: a message already read is not sent again; with no inbound message nothing is sent (`message_id: null`). 409 `conflict` when the channel is disabled; 502 `provider_error` when WhatsApp refuses (nothing recorded: call again). Needs `messages:send`."
       })
     )
   )

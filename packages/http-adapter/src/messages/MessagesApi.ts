@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { React } from "@leadline/core/messages/Interactive"
 import { Message, SendToLead } from "@leadline/core/messages/Message"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
@@ -21,6 +22,18 @@ export class MessagesApi extends HttpApiGroup.make("messages")
         summary: "Send a message to a lead",
         description:
           "As a send in a conversation; the lead's conversation on the channel is found or made (`pending`). `channel_id` may be left out when the account has exactly one active channel. Needs `messages:send`."
+      })
+    ),
+    Idempotent.create("react", "/:id/reactions", {
+      params: { id: Id.annotate({ description: "The message reacted to, `msg_…`" }) },
+      payload: React,
+      success: Message,
+      error: SEND_ERRORS
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "React to a message",
+        description:
+          "Queues a message of type `reaction` in the message's conversation (201, `status: queued`), with the emoji in `text` and the message in `reply_to`; `emoji: \"\"` takes the reaction back. A session message: only within 24 hours of the lead's last message (409 `customer_service_window_closed`). 409 `conflict` when the message has no WhatsApp id yet or is itself a reaction. Counts as a message. Needs `messages:send`."
       })
     )
   )

@@ -13,5 +13,6 @@ export const layer = HttpApiBuilder.group(
     return handlers
       .handle("get", ({ params }) => wire(messages.get(params.id)).pipe(Respond.ok))
       .handle("send", ({ payload }) => wire(messages.sendToLead(payload)).pipe(Respond.created))
+      .handle("react", ({ params, payload }) => wire(messages.react(params.id, payload)).pipe(Respond.created))
   })
 )

@@ -91,6 +91,29 @@ export const layer = Layer.effectContext(
           return { items: slice.items.map((row) => row.message), total: slice.total }
         }),
       find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+      latestInbound: (accountId, conversationId) =>
+        Effect.sync(() => {
+          let latest: Message | undefined
+          for (const { message } of messages.scan("conversation", MemoryTable.key(accountId, conversationId))) {
+            if (message.direction !== "inbound") continue
+            if (
+              latest === undefined ||
+              message.created_at > latest.created_at ||
+              (message.created_at === latest.created_at && message.id > latest.id)
+            ) {
+              latest = message
+            }
+          }
+          return latest
+        }),
+      markRead: (accountId, id, at) =>
+        atomically((tx) => {
+          const message = find(accountId, id)
+          if (message === undefined || message.direction !== "inbound" || message.read_at !== null) return message
+          const marked = { ...message, read_at: at, updated_at: at }
+          messages.update(tx, { accountId, message: marked })
+          return marked
+        }),
       createdPerBucket: (accountId, kind, bounds) =>
         Effect.sync(() =>
           Calendar.countPerBucket(

@@ -24,6 +24,8 @@ export const toMessage = (row: Record<string, unknown>): Message => ({
   type: row.type as string,
   text: text(row.text),
   template: parsed(row.template),
+  interactive: parsed(row.interactive),
+  reply_to: parsed(row.reply_to),
   media: parsed(row.media),
   status: row.status as Message["status"],
   error: parsed(row.error),
@@ -43,7 +45,7 @@ export const toMessage = (row: Record<string, unknown>): Message => ({
 })
 
 // jsonb columns are read as text: the drivers differ in whether they parse jsonb.
-const AS_TEXT = new Set(["template", "media", "error"])
+const AS_TEXT = new Set(["template", "interactive", "reply_to", "media", "error"])
 const NAMES = [
   "id",
   "conversation_id",
@@ -53,6 +55,8 @@ const NAMES = [
   "type",
   "text",
   "template",
+  "interactive",
+  "reply_to",
   "media",
   "status",
   "error",
@@ -87,9 +91,10 @@ const COLUMNS = columnsOf()
  */
 export const insertQueued = (sql: SqlClient.SqlClient, accountId: string, rows: Fragment) => sql`
   INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
-    status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority, not_before)
+    interactive, reply_to, status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority,
+    not_before)
   SELECT ${accountId}::uuid, m.id, m.conversation_id, m.lead_id, m.channel_id, m.direction, m.type, m.text,
-    m.template, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
+    m.template, m.interactive, m.reply_to, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
     CASE WHEN m.campaign_id IS NULL THEN 0 ELSE 1 END, coalesce(m.scheduled_at, m.created_at)
   FROM ${rows}
   RETURNING id`
@@ -122,6 +127,17 @@ export const layer = Layer.effect(
         read(sql`SELECT ${columns} FROM messages WHERE account_id = ${accountId}::uuid AND id = ${id}`).pipe(
           Effect.map(([row]) => row)
         ),
+      // The thread's newest first (messages_newest_first), skipping outbound ones.
+      latestInbound: (accountId, conversationId) =>
+        read(sql`SELECT ${columns} FROM messages
+                 WHERE account_id = ${accountId}::uuid AND conversation_id = ${conversationId} AND direction = 'inbound'
+                 ORDER BY created_at DESC, id DESC LIMIT 1`).pipe(Effect.map(([row]) => row)),
+      // Once: a second mark keeps the first time.
+      markRead: (accountId, id, at) =>
+        read(sql`UPDATE messages SET read_at = coalesce(read_at, ${at}::timestamptz),
+                   updated_at = CASE WHEN read_at IS NULL THEN ${at}::timestamptz ELSE updated_at END
+                 WHERE account_id = ${accountId}::uuid AND id = ${id} AND direction = 'inbound'
+                 RETURNING ${columns}`).pipe(Effect.map(([row]) => row)),
       // Locked in id order, as every batch locks them: two batches never wait on each other in a cycle.
       // Each key is its own index probe (LATERAL), whatever the planner's statistics say.
       findForUpdate: (accountId, ids) =>
@@ -186,6 +202,8 @@ export const layer = Layer.effect(
               type: m.type,
               text: m.text,
               template: jsonOrNull(m.template),
+              interactive: jsonOrNull(m.interactive),
+              reply_to: jsonOrNull(m.reply_to),
               media: jsonOrNull(m.media),
               status: m.status,
               error: jsonOrNull(m.error),
@@ -220,6 +238,8 @@ export const layer = Layer.effect(
                 type: m.type,
                 text: m.text,
                 template: m.template,
+                interactive: m.interactive,
+                reply_to: m.reply_to,
                 status: m.status,
                 sender_type: m.sender_type,
                 sender_id: m.sender_id,
@@ -229,7 +249,7 @@ export const layer = Layer.effect(
                 updated_at: m.updated_at
               }))
             )}::jsonb) AS m(id text, conversation_id text, lead_id text, channel_id text, direction text, type text,
-              text text, template jsonb, status text, sender_type text, sender_id text, campaign_id text,
+              text text, template jsonb, interactive jsonb, reply_to jsonb, status text, sender_type text, sender_id text, campaign_id text,
               scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)`
           )})
           SELECT pg_notify(${MESSAGES_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),

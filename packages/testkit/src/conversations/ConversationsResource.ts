@@ -10,6 +10,9 @@ import type { Target } from "../TestServer.ts"
 /** A template send: templates need no open 24-hour window. */
 export const TEMPLATE_SEND = { type: "template", template: { name: "hello_world", language: "en_US" } }
 
+/** A reaction any message WhatsApp has can take. */
+const REACTION = { emoji: "👍" }
+
 let senderCounter = 0
 /**
  * WhatsApp's `from` of a customer no test has used: digits, no plus. It ends in 9, never in
@@ -140,6 +143,14 @@ export const conversations: Resource.Resource = {
       succeeds: 200,
       addresses: (id) => ({ path: `/api/v1/conversations/${id}/messages` }),
       request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}/messages` }))
+    },
+    {
+      method: "POST",
+      path: "/api/v1/conversations/{id}/read",
+      needs: ["messages:send"],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/conversations/${id}/read` }),
+      request: Resource.aimedAt(conversationIsolation, (id) => ({ path: `/api/v1/conversations/${id}/read` }))
     }
   ],
   isolation: conversationIsolation,
@@ -154,7 +165,11 @@ export const conversations: Resource.Resource = {
     ids: {
       field: "id",
       list: { path: "/api/v1/conversations", field: "conversations" },
-      parameters: ["/api/v1/conversations/{id} id", "/api/v1/conversations/{id}/messages id"],
+      parameters: [
+        "/api/v1/conversations/{id} id",
+        "/api/v1/conversations/{id}/messages id",
+        "/api/v1/conversations/{id}/read id"
+      ],
       make: async ({ target }, account) =>
         (await makeConversation(target, account.ownerKey, "Seeded", await existingWaId(target, account.ownerKey)))
           .conversation.id
@@ -190,6 +205,17 @@ export const messages: Resource.Resource = {
       succeeds: 200,
       addresses: (id) => ({ path: `/api/v1/messages/${id}` }),
       request: Resource.aimedAt(messageIsolation, (id) => ({ path: `/api/v1/messages/${id}` }))
+    },
+    {
+      method: "POST",
+      path: "/api/v1/messages/{id}/reactions",
+      needs: ["messages:send"],
+      succeeds: 201,
+      addresses: (id) => ({ path: `/api/v1/messages/${id}/reactions`, json: REACTION }),
+      request: Resource.aimedAt(messageIsolation, (id) => ({
+        path: `/api/v1/messages/${id}/reactions`,
+        json: REACTION
+      }))
     }
   ],
   isolation: messageIsolation,
@@ -210,7 +236,7 @@ export const messages: Resource.Resource = {
     ],
     ids: {
       field: "id",
-      parameters: ["/api/v1/messages/{id} id"],
+      parameters: ["/api/v1/messages/{id} id", "/api/v1/messages/{id}/reactions id"],
       make: async ({ target }, account) => {
         const made = await makeConversation(
           target,

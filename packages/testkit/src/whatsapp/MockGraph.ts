@@ -6,7 +6,8 @@ import { Effect, type Scope } from "effect"
 /**
  * A stand-in for Meta's Graph API on an ephemeral loopback port, so a WhatsApp Cloud client
  * is tested through a real socket: it records every request and answers each with the next
- * scripted reply, or with Meta's documented success body once the script runs out.
+ * scripted reply, or with Meta's documented success body once the script runs out (a message's
+ * `messages[0].id`, or `{"success": true}` for a read receipt).
  */
 
 export type Reply =
@@ -125,6 +126,13 @@ export const graphErrorBody = (
   }
 }
 
+/** Meta's documented success body for a read receipt (`status: "read"`). */
+export const readSuccessBody = { success: true } as const
+
+/** Whether a request body is a read receipt rather than a message. */
+export const isReadReceipt = (body: unknown): boolean =>
+  typeof body === "object" && body !== null && (body as { status?: unknown }).status === "read"
+
 /** Meta's documented success body for a send to `to`. */
 export const successBody = (to: string, messageId: string, waId: string = to) => ({
   messaging_product: "whatsapp",
@@ -145,7 +153,7 @@ export interface RecordedRequest {
   readonly receivedAt: number
   /** What the server did with it. */
   readonly reply: Reply
-  /** The wamid of a success reply. */
+  /** The wamid of a success reply to a message (a read receipt has none). */
   readonly messageId: string | undefined
 }
 
@@ -223,8 +231,9 @@ export const start = async (): Promise<MockGraph> => {
     const rawBody = await readBody(request)
     const body = parseJson(rawBody)
     const to = recipientOf(body)
+    const receipt = isReadReceipt(body)
     const messageId =
-      reply.kind === "success"
+      reply.kind === "success" && !receipt
         ? (reply.messageId ?? `wamid.${Buffer.from(`mock.${prefix}.${++sent}.${to}`).toString("base64")}`)
         : undefined
     recorded.push({
@@ -244,7 +253,7 @@ export const start = async (): Promise<MockGraph> => {
           response,
           200,
           "application/json",
-          JSON.stringify(successBody(to, messageId!, reply.waId ?? to)),
+          JSON.stringify(receipt ? readSuccessBody : successBody(to, messageId!, reply.waId ?? to)),
           reply.delayMs
         )
       case "graphError":

@@ -1,12 +1,12 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import {
-  type Accepted,
   MessageTransport,
   type OutboundRequest,
   OutcomeUnknown,
+  type ReadRequest,
   Rejected
 } from "@leadline/core/messages/MessageTransport"
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer, type Result, Schema } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as GraphErrors from "./GraphErrors.ts"
 
@@ -39,19 +39,35 @@ const trimSlashes = (value: string) => value.replace(/^\/+|\/+$/g, "")
 export const messagesUrl = (options: Options, phoneNumberId: string): string =>
   `${options.baseUrl.replace(/\/+$/, "")}/${trimSlashes(options.version)}/${encodeURIComponent(phoneNumberId)}/messages`
 
-/** The JSON body Meta documents for a text or template message. */
+/** What a message says, in Meta's words for its type. */
+const contentOf = (body: OutboundRequest["body"]): Record<string, unknown> => {
+  switch (body.type) {
+    case "text":
+      return { type: "text", text: { body: body.text, preview_url: false } }
+    case "template":
+      return {
+        type: "template",
+        template: { name: body.name, language: { code: body.language }, components: body.components }
+      }
+    case "interactive":
+      return { type: "interactive", interactive: body.interactive }
+    case "reaction":
+      return { type: "reaction", reaction: { message_id: body.externalId, emoji: body.emoji } }
+  }
+}
+
+/** The JSON body Meta documents for a text, template, interactive or reaction message. */
 export const requestBody = (request: OutboundRequest): Record<string, unknown> => {
   const common = { messaging_product: "whatsapp", recipient_type: "individual", to: request.to }
-  const body = request.body
-  const content =
-    body.type === "text"
-      ? { type: "text", text: { body: body.text, preview_url: false } }
-      : {
-          type: "template",
-          template: { name: body.name, language: { code: body.language }, components: body.components }
-        }
-  return { ...common, ...content, biz_opaque_callback_data: request.callbackData }
+  return { ...common, ...contentOf(request.body), biz_opaque_callback_data: request.callbackData }
 }
+
+/** Meta's read receipt: `status: "read"` on the inbound message's wamid. */
+export const readBody = (request: ReadRequest): Record<string, unknown> => ({
+  messaging_product: "whatsapp",
+  status: "read",
+  message_id: request.externalId
+})
 
 const encodeBody = (request: OutboundRequest): Effect.Effect<string, Rejected> =>
   Effect.try({
@@ -96,11 +112,16 @@ export const make = (
     const settings: Options = { ...defaults, ...options }
     const client = yield* HttpClient.HttpClient
 
-    const exchange = (request: OutboundRequest, body: string): Effect.Effect<Accepted, Rejected | OutcomeUnknown> =>
+    const post = <A>(
+      phoneNumberId: string,
+      accessToken: OutboundRequest["channel"]["accessToken"],
+      body: string,
+      classify: (status: number, text: string) => Result.Result<A, Rejected | OutcomeUnknown>
+    ): Effect.Effect<A, Rejected | OutcomeUnknown> =>
       client
         .execute(
-          HttpClientRequest.post(messagesUrl(settings, request.channel.phoneNumberId)).pipe(
-            HttpClientRequest.bearerToken(request.channel.accessToken),
+          HttpClientRequest.post(messagesUrl(settings, phoneNumberId)).pipe(
+            HttpClientRequest.bearerToken(accessToken),
             HttpClientRequest.bodyText(body, "application/json")
           )
         )
@@ -112,7 +133,7 @@ export const make = (
               Effect.mapError(
                 (error) => new OutcomeUnknown({ reason: `HTTP ${response.status}, body unreadable: ${error.message}` })
               ),
-              Effect.flatMap((text) => Effect.fromResult(GraphErrors.classifyResponse(response.status, text)))
+              Effect.flatMap((text) => Effect.fromResult(classify(response.status, text)))
             )
           ),
           Effect.timeoutOrElse({
@@ -125,9 +146,18 @@ export const make = (
 
     const send = Effect.fn("WhatsAppCloud.send")(function* (request: OutboundRequest) {
       const body = yield* encodeBody(request)
-      return yield* exchange(request, body)
+      return yield* post(request.channel.phoneNumberId, request.channel.accessToken, body, GraphErrors.classifyResponse)
     })
-    return MessageTransport.of({ send })
+
+    const markRead = Effect.fn("WhatsAppCloud.markRead")(function* (request: ReadRequest) {
+      return yield* post(
+        request.channel.phoneNumberId,
+        request.channel.accessToken,
+        JSON.stringify(readBody(request)),
+        GraphErrors.classifyReadResponse
+      )
+    })
+    return MessageTransport.of({ send, markRead })
   })
 
 /** The transport with its own undici connection pool, closed with the layer. */

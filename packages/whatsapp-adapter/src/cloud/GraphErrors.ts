@@ -134,6 +134,26 @@ export const classifyResponse = (status: number, text: string): Result.Result<Ac
   )
 }
 
+/** A read receipt's answer: Meta's `{"success": true}`, or a send's failures. */
+export const classifyReadResponse = (status: number, text: string): Result.Result<void, SendFailure> => {
+  const parsed = parseJson(text)
+  if (status >= 200 && status < 300 && parsed.ok && isRecord(parsed.value) && parsed.value.success === true) {
+    return Result.succeed(undefined)
+  }
+  if (parsed.ok) {
+    const error = parseGraphError(parsed.value)
+    if (error !== undefined) return Result.fail(fromGraphError(error, status))
+  }
+  return Result.fail(
+    new OutcomeUnknown({
+      reason:
+        status >= 200 && status < 300
+          ? `HTTP ${status} without success: true`
+          : `HTTP ${status} without a Graph error body`
+    })
+  )
+}
+
 /** Every error in a cause chain: `cause` links and the members of an AggregateError (one per address tried). */
 const errorsIn = (root: unknown): ReadonlyArray<Record<string, unknown>> => {
   const found: Array<Record<string, unknown>> = []

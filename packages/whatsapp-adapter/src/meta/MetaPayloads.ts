@@ -52,7 +52,13 @@ export interface InboundTextOptions {
   readonly text: string
   readonly externalId: string
   readonly timestamp: Date
+  /** The wamid of the message it answers: Meta's `context` (a quoted reply). */
+  readonly repliesTo?: string | undefined
 }
+
+/** Meta's `context` of a reply to the business's message `wamid` on `displayPhoneNumber`. */
+const contextOf = (displayPhoneNumber: string, wamid: string | undefined) =>
+  wamid === undefined ? {} : { context: { from: displayPhoneNumber, id: wamid } }
 
 /** Customers' text messages on one number, in one webhook as Meta batches them (one contact per sender). */
 export const inboundTextsPayload = (
@@ -72,6 +78,7 @@ export const inboundTextsPayload = (
   return envelope(phoneNumberId, displayPhoneNumber, {
     contacts: [...contacts.values()],
     messages: messages.map((message) => ({
+      ...contextOf(displayPhoneNumber, message.repliesTo),
       from: message.from,
       id: message.externalId,
       timestamp: seconds(message.timestamp),
@@ -84,6 +91,44 @@ export const inboundTextsPayload = (
 export const inboundTextPayload = (
   options: InboundTextOptions & { readonly phoneNumberId: string; readonly displayPhoneNumber: string }
 ): Uint8Array => inboundTextsPayload(options.phoneNumberId, options.displayPhoneNumber, [options])
+
+/** A customer's tap on a reply button or a list row of the business's interactive message `repliesTo`. */
+export interface InboundInteractiveReplyOptions {
+  readonly phoneNumberId: string
+  readonly displayPhoneNumber: string
+  readonly from: string
+  readonly name: string | null
+  readonly externalId: string
+  readonly timestamp: Date
+  /** As Meta always sends it for a choice; left out only to play a payload without one. */
+  readonly repliesTo?: string | undefined
+  readonly reply:
+    | { readonly type: "button_reply"; readonly id: string; readonly title: string }
+    | {
+        readonly type: "list_reply"
+        readonly id: string
+        readonly title: string
+        readonly description?: string | undefined
+      }
+}
+
+/** A button or list reply (`type: interactive`), as Meta posts it: the answered message in `context`. */
+export const inboundInteractiveReplyPayload = (options: InboundInteractiveReplyOptions): Uint8Array => {
+  const { type, ...chosen } = options.reply
+  return envelope(options.phoneNumberId, options.displayPhoneNumber, {
+    contacts: [{ profile: options.name === null ? {} : { name: options.name }, wa_id: options.from }],
+    messages: [
+      {
+        ...contextOf(options.displayPhoneNumber, options.repliesTo),
+        from: options.from,
+        id: options.externalId,
+        timestamp: seconds(options.timestamp),
+        type: "interactive",
+        interactive: { type, [type]: chosen }
+      }
+    ]
+  })
+}
 
 export interface InboundOrderOptions {
   readonly phoneNumberId: string

@@ -102,6 +102,13 @@ const mediaOf = (item: Json, type: string): InboundMedia | null => {
   }
 }
 
+/** The wamid a message answers (`context.id`: a reply, a button or list choice) or a reaction is about. */
+const repliedWamid = (item: Json, type: string): string | null => {
+  const wamid =
+    (type === "reaction" ? nonEmpty(field(item.reaction, "message_id")) : null) ?? nonEmpty(field(item.context, "id"))
+  return wamid !== null && wamid.length <= MAX_EXTERNAL_ID_LENGTH ? wamid : null
+}
+
 const badId = (id: string | null): string | null =>
   id === null ? "missing id" : id.length > MAX_EXTERNAL_ID_LENGTH ? "id longer than 128 characters" : null
 
@@ -128,7 +135,8 @@ const readMessage = (item: unknown, contacts: ReadonlyArray<unknown>): Outcome<I
       text: textOf(item, type),
       media: mediaOf(item, type),
       payload: item,
-      error: messageError(array(item.errors)[0])
+      error: messageError(array(item.errors)[0]),
+      repliesTo: repliedWamid(item, type)
     }
   }
 }

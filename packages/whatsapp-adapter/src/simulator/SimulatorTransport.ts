@@ -1,10 +1,11 @@
-import { CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
+import { type CustomerInput, CustomerSimulator } from "@leadline/core/whatsapp/CustomerSimulator"
 import {
   type Accepted,
   MessageTransport,
   type OutboundBody,
   type OutboundRequest,
   OutcomeUnknown,
+  type ReadRequest,
   Rejected
 } from "@leadline/core/messages/MessageTransport"
 import * as Tracing from "@leadline/core/Tracing"
@@ -49,12 +50,19 @@ export interface SendRecord {
   readonly outcome: "Accepted" | "Rejected" | "OutcomeUnknown"
 }
 
-export interface CustomerMessage {
+/**
+ * What the customer sends: `text`, or a `choice` on one of our interactive messages; `replyTo`
+ * (our message id) becomes Meta's `context`. `from` is digits as Meta sends them; E.164 with "+"
+ * is accepted too.
+ */
+export type CustomerMessage = CustomerInput
+
+/** A read receipt the simulator took. */
+export interface ReadRecord {
   readonly phoneNumberId: string
-  /** The customer's `wa_id`: digits as Meta sends them; E.164 with "+" is accepted too. */
-  readonly from: string
-  readonly name?: string | null | undefined
-  readonly text: string
+  readonly externalId: string
+  /** Clock time, in milliseconds. */
+  readonly at: number
 }
 
 /** The simulator's own controls: what was sent, and Meta's side of an inbound conversation. */
@@ -63,9 +71,11 @@ export class Simulator extends Context.Service<
   {
     /** The send attempts, in order, refused ones included (the latest 10,000). */
     readonly sends: Effect.Effect<ReadonlyArray<SendRecord>>
+    /** The read receipts taken, in order (the latest 10,000). */
+    readonly reads: Effect.Effect<ReadonlyArray<ReadRecord>>
     /** How many times a send was attempted for our message id: 1 proves at-most-once. */
     readonly countFor: (messageId: string) => Effect.Effect<number>
-    /** The customer writes in: a signed inbound text webhook, as Meta would post it. */
+    /** The customer writes in: a signed inbound text or interactive reply webhook, as Meta would post it. */
     readonly playCustomer: (
       message: CustomerMessage
     ) => Effect.Effect<{ readonly external_id: string; readonly receipt: Reception }>
@@ -135,6 +145,7 @@ export const make = (
     const built = yield* Effect.context<never>()
     // The latest sends, for tests and demos; older ones are forgotten so a long-running server stays small.
     const records: Array<SendRecord> = []
+    const readRecords: Array<ReadRecord> = []
     const attempts = new Map<string, number>()
 
     const signAndReceive = (raw: Uint8Array): Effect.Effect<Reception> =>
@@ -260,17 +271,29 @@ export const make = (
       return accepted
     }, Tracing.span("WhatsAppSimulator.send"))
 
+    // Meta accepts a receipt for any message it delivered; the simulator keeps it for tests.
+    const markRead = Effect.fnUntraced(function* (request: ReadRequest) {
+      const at = yield* Clock.currentTimeMillis
+      readRecords.push({ phoneNumberId: request.channel.phoneNumberId, externalId: request.externalId, at })
+      if (readRecords.length > MAX_RECORDS) readRecords.splice(0, readRecords.length - MAX_RECORDS)
+    }, Tracing.span("WhatsAppSimulator.markRead"))
+
     const playCustomer = Effect.fnUntraced(function* (message: CustomerMessage) {
       const externalId = randomWamid()
-      const raw = MetaPayloads.inboundTextPayload({
+      const common = {
         phoneNumberId: message.phoneNumberId,
         displayPhoneNumber: DISPLAY_PHONE_NUMBER,
         from: stripPlus(message.from),
         name: message.name ?? null,
-        text: message.text,
         externalId,
         timestamp: new Date(yield* Clock.currentTimeMillis)
-      })
+      }
+      // Our messages have the wamid the simulator gave them when they were sent.
+      const repliesTo = message.replyTo === undefined ? undefined : externalIdFor(message.replyTo)
+      const raw =
+        message.choice === undefined
+          ? MetaPayloads.inboundTextPayload({ ...common, text: message.text ?? "", repliesTo })
+          : MetaPayloads.inboundInteractiveReplyPayload({ ...common, repliesTo, reply: message.choice })
       const receipt = yield* signAndReceive(raw)
       if (receipt._tag === "Unauthorized") {
         yield* Effect.logWarning("WhatsApp simulator: the webhook refused the signature of a customer message")
@@ -282,7 +305,7 @@ export const make = (
       return yield* signAndReceive(raw)
     }, Tracing.span("WhatsAppSimulator.playWebhook"))
 
-    return Context.make(MessageTransport, MessageTransport.of({ send })).pipe(
+    return Context.make(MessageTransport, MessageTransport.of({ send, markRead })).pipe(
       Context.add(
         CustomerSimulator,
         CustomerSimulator.of({
@@ -293,6 +316,7 @@ export const make = (
         Simulator,
         Simulator.of({
           sends: Effect.sync(() => records.slice()),
+          reads: Effect.sync(() => readRecords.slice()),
           countFor: (messageId) => Effect.sync(() => countNow(messageId)),
           playCustomer,
           playWebhook

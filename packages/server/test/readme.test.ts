@@ -86,6 +86,7 @@ describe("the README", () => {
     // The campaign to the two leads tagged newsletter: matched, queued, sent and read by both.
     expect(out).toMatch(/\n2\nqueued\n/)
     expect(out).toMatch(/\n\{"at":"[^"]+","source":"whatsapp_keyword","reason":"STOP"\}\n/)
+    expect(out).toMatch(/\nred\nyellow\n/)
     expect(out).toContain(
       '"status":"completed","audience_count":null,"stats":{"total":2,"queued":0,"sent":2,"delivered":2,"read":2,"failed":0,"skipped":0,"cancelled":0}'
     )

@@ -40,8 +40,10 @@ const TEST_TIMEOUT = 120_000
 const offline = { resolver: { lookup: async () => [{ address: "127.0.0.1", family: 4 }] } }
 
 // The document is the same on every wiring; it is read first because the tests are named after its operations.
-// Url sources stay `processing`: a fetch's event comes after the answer, out of the ledger's sight.
-const memory = await TestServer.start({ webhooks: offline, knowledgeFetcher: false })
+// Url sources stay `processing`, and queued messages stay queued: a fetch's event, and the events of a
+// message's send and statuses, come after the answer, out of the ledger's sight.
+const quiet = { webhooks: offline, knowledgeFetcher: false, messaging: { sender: false } } as const
+const memory = await TestServer.start(quiet)
 const document = await OpenApiDocument.readDocument(memory.baseUrl)
 const OPERATIONS = OpenApiDocument.operations(document)
 
@@ -360,7 +362,7 @@ describe("on SQL", () => {
           return counts
         }).pipe(Effect.provide(context))
       )
-    server = await TestServer.start({ app: Layer.succeedContext(context), webhooks: offline, knowledgeFetcher: false })
+    server = await TestServer.start({ ...quiet, app: Layer.succeedContext(context) })
   })
   afterAll(async () => {
     await server?.close()

@@ -179,12 +179,7 @@ export class Messages extends Context.Service<
         return message
       })
 
-      const queue = (
-        accountId: string,
-        sender: NewMessage.Sender,
-        conversation: Conversation,
-        input: SendMessage
-      ) =>
+      const queue = (accountId: string, sender: NewMessage.Sender, conversation: Conversation, input: SendMessage) =>
         queueMessage(accountId, conversation, input.type !== "template", (placement, now) =>
           NewMessage.outbound(placement, contentOf(input), sender, now)
         )

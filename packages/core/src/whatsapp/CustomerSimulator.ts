@@ -22,6 +22,15 @@ export interface CustomerInput {
   readonly replyTo?: string | undefined
 }
 
+/** What Meta says of a number, as `phone_number_quality_update` carries it. */
+export interface NumberQualityInput {
+  readonly businessAccountId: string
+  /** Digits, or E.164. */
+  readonly displayPhoneNumber: string
+  readonly event: "FLAGGED" | "UNFLAGGED" | "UPGRADE" | "DOWNGRADE"
+  readonly currentLimit: string
+}
+
 /**
  * Plays a customer writing in on WhatsApp, as Meta would deliver it (signed, through the real
  * inbound route): offered by the simulator transport only, so its operator route exists only
@@ -31,5 +40,10 @@ export class CustomerSimulator extends Context.Service<
   CustomerSimulator,
   {
     readonly playCustomer: (input: CustomerInput) => Effect.Effect<{ readonly external_id: string }>
+    /**
+     * Plays Meta rating a number (`phone_number_quality_update`, docs/contract-messaging.md §3.1),
+     * signed, through the same inbound route: a channel's health, and its campaigns' pause, offline.
+     */
+    readonly playNumberQuality: (input: NumberQualityInput) => Effect.Effect<void>
   }
 >()("core/CustomerSimulator") {}

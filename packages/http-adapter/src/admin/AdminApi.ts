@@ -54,6 +54,15 @@ const SimulatedCustomer = Schema.Struct({
     })
   )
   .annotate({ identifier: "SimulatedCustomer" })
+const SimulatedQuality = Schema.Struct({
+  business_account_id: Id.annotate({ description: "The channel's `business_account_id`: Meta routes these by it" }),
+  display_phone_number: Id.annotate({ description: "The channel's number: digits or E.164" }),
+  event: Schema.Literals(["FLAGGED", "UNFLAGGED", "UPGRADE", "DOWNGRADE"]),
+  current_limit: Schema.optional(
+    Schema.Literals(["TIER_50", "TIER_250", "TIER_1K", "TIER_10K", "TIER_100K", "TIER_UNLIMITED"])
+  ).annotate({ description: "The number's messaging limit after the event (default `TIER_1K`)" })
+}).annotate({ identifier: "SimulatedNumberQuality" })
+
 const KeyId = { key_id: Id }
 
 export class AdminApi extends HttpApiGroup.make("admin")
@@ -137,6 +146,17 @@ export class AdminApi extends HttpApiGroup.make("admin")
         summary: "Play a customer writing in (simulator only)",
         description:
           "Signs a WhatsApp text message, or a button or list reply to `reply_to`, as Meta would and posts it through the real inbound webhook. Exists only with `WHATSAPP_TRANSPORT=simulator` (404 otherwise)."
+      })
+    ),
+    HttpApiEndpoint.post("simulateNumberQuality", "/simulator/whatsapp/quality", {
+      payload: SimulatedQuality,
+      success: Schema.Struct({}).pipe(HttpApiSchema.status(202)),
+      error: NotFound
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Play Meta rating a number (simulator only)",
+        description:
+          "Signs a `phone_number_quality_update` webhook as Meta would and posts it through the real inbound webhook: `FLAGGED` makes the channel `red` and holds its campaigns, `UNFLAGGED` releases them. Exists only with `WHATSAPP_TRANSPORT=simulator` (404 otherwise)."
       })
     ),
     HttpApiEndpoint.delete("revokeKey", "/keys/:key_id", {

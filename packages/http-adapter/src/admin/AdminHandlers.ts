@@ -43,5 +43,20 @@ export const layer = HttpApiBuilder.group(
             })
         })
       )
+      .handle("simulateNumberQuality", ({ payload }) =>
+        Option.match(simulator, {
+          onNone: () => Effect.fail(new NotFound({ error: "No such route" })),
+          onSome: (meta) =>
+            Effect.as(
+              meta.playNumberQuality({
+                businessAccountId: payload.business_account_id,
+                displayPhoneNumber: payload.display_phone_number,
+                event: payload.event,
+                currentLimit: payload.current_limit ?? "TIER_1K"
+              }),
+              {}
+            )
+        })
+      )
   })
 )

@@ -132,6 +132,33 @@ export const resource: Resource.Resource = {
       }
     },
     {
+      method: "POST",
+      path: "/admin/v1/simulator/whatsapp/quality",
+      needs: "admin token",
+      succeeds: 202,
+      request: async (context, account) => {
+        const businessAccountId = `${Date.now()}${Math.floor(Math.random() * 1e6)}`
+        const channel = await createChannel(context.target, account.ownerKey, {
+          business_account_id: businessAccountId
+        })
+        const health = async () => {
+          const read = await call(context.target, "GET", `/api/v1/channels/${channel.id}`, { auth: account.ownerKey })
+          return { quality_rating: read.body.quality_rating, messaging_limit_tier: read.body.messaging_limit_tier }
+        }
+        const before = await health()
+        return {
+          path: "/admin/v1/simulator/whatsapp/quality",
+          json: {
+            business_account_id: businessAccountId,
+            display_phone_number: channel.display_phone_number,
+            event: "FLAGGED",
+            current_limit: "TIER_10K"
+          },
+          unchanged: async () => expect(await health()).toEqual(before)
+        }
+      }
+    },
+    {
       method: "DELETE",
       path: "/admin/v1/keys/{key_id}",
       needs: "admin token",

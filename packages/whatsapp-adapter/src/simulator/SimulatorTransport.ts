@@ -309,7 +309,20 @@ export const make = (
       Context.add(
         CustomerSimulator,
         CustomerSimulator.of({
-          playCustomer: (input) => Effect.map(playCustomer(input), ({ external_id }) => ({ external_id }))
+          playCustomer: (input) => Effect.map(playCustomer(input), ({ external_id }) => ({ external_id })),
+          playNumberQuality: Effect.fnUntraced(function* (input) {
+            const raw = MetaPayloads.qualityUpdatePayload({
+              businessAccountId: input.businessAccountId,
+              displayPhoneNumber: input.displayPhoneNumber.replace(/\D/g, ""),
+              event: input.event,
+              currentLimit: input.currentLimit,
+              at: new Date(yield* Clock.currentTimeMillis)
+            })
+            const receipt = yield* signAndReceive(raw)
+            if (receipt._tag === "Unauthorized") {
+              yield* Effect.logWarning("WhatsApp simulator: the webhook refused the signature of a quality update")
+            }
+          })
         })
       ),
       Context.add(

@@ -3,6 +3,8 @@ import type { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Ai from "./Ai.ts"
 import * as Composition from "./Composition.ts"
+import * as FileMediaStore from "./FileMediaStore.ts"
+import * as MediaConfig from "./MediaConfig.ts"
 import { databaseConfig, type ServerConfig, workerOptions } from "./Config.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
@@ -13,7 +15,8 @@ export const loopOptions = (
 ): Composition.LoopOptions => ({
   network: { allowPrivate: config.allowPrivateWebhookUrls },
   webhooks: options.webhooks ? workerOptions(config) : false,
-  sender: WhatsApp.senderOptions(config)
+  sender: WhatsApp.senderOptions(config),
+  mediaFetcher: MediaConfig.fetcherOptions(config.media)
 })
 
 /**
@@ -22,7 +25,16 @@ export const loopOptions = (
  * settings and the Meta app.
  */
 export const stores = (config: ServerConfig, metaApp: (typeof MetaApp)["Service"]) =>
-  Composition.app(SqlApp.layer(databaseConfig(config)).pipe(Layer.provideMerge(Ai.layer)), {
-    network: { allowPrivate: config.allowPrivateWebhookUrls },
-    metaApp
-  })
+  Composition.app(
+    SqlApp.layer(
+      databaseConfig(config),
+      // Inbound files in a directory unless LEADLINE_MEDIA_STORE=postgres keeps them in the database.
+      config.media.store === "fs"
+        ? FileMediaStore.layer(MediaConfig.directoryOf(config.media, config.dataDir))
+        : undefined
+    ).pipe(Layer.provideMerge(Ai.layer)),
+    {
+      network: { allowPrivate: config.allowPrivateWebhookUrls },
+      metaApp
+    }
+  )

@@ -4,13 +4,14 @@ import { InboundReceived } from "./InboundReceived.ts"
 import * as MessageEvents from "./MessageEvents.ts"
 import * as MessageMetrics from "./MessageMetrics.ts"
 import * as MessageReactions from "./MessageReactions.ts"
+import { MessageMedia } from "./MessageMedia.ts"
 import { Messages } from "./Messages.ts"
 import { MessageStatuses } from "./MessageStatuses.ts"
 import { QueueExits } from "./QueueExits.ts"
 
 export const slice = Slice.make({
   name: "messages",
-  layer: Messages.layer.pipe(Layer.provideMerge(MessageStatuses.layer)),
+  layer: Layer.merge(Messages.layer.pipe(Layer.provideMerge(MessageStatuses.layer)), MessageMedia.layer),
   events: [MessageEvents.received, MessageEvents.sent, MessageEvents.statusChanged],
   metrics: MessageMetrics.metrics,
   hooks: [QueueExits.layer, InboundReceived.layer],

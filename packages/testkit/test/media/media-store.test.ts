@@ -102,10 +102,10 @@ const storeContract = (
         Effect.gen(function* () {
           const kept = yield* (yield* store).get(key)
           if (kept === undefined) return undefined
-          return { contentType: kept.contentType, size: kept.size, ...(yield* digestOf(kept.bytes)) }
+          return { contentType: kept.contentType, storedSize: kept.size, ...(yield* digestOf(kept.bytes)) }
         })
       )
-      expect(read).toEqual({ contentType: "image/jpeg", size: total, ...(await expectedOf(total)) })
+      expect(read).toEqual({ contentType: "image/jpeg", storedSize: total, ...(await expectedOf(total)) })
     })
 
     it("answers nothing for a key never kept, and forgets a removed one", async () => {
@@ -123,10 +123,10 @@ const storeContract = (
       const read = await run(
         Effect.gen(function* () {
           const kept = (yield* (yield* store).get(key))!
-          return { contentType: kept.contentType, size: kept.size, ...(yield* digestOf(kept.bytes)) }
+          return { contentType: kept.contentType, storedSize: kept.size, ...(yield* digestOf(kept.bytes)) }
         })
       )
-      expect(read).toEqual({ contentType: "application/pdf", size: 1000, ...(await expectedOf(1000)) })
+      expect(read).toEqual({ contentType: "application/pdf", storedSize: 1000, ...(await expectedOf(1000)) })
     })
 
     it("keeps nothing of a stream that fails midway, and fails with its error", async () => {

@@ -162,7 +162,16 @@ export interface MockGraph {
    * answers its URL, type, SHA-256 (hex unless given) and size, `GET /files/{id}` its bytes. An id
    * never served answers Graph's error 100, as an expired media id does.
    */
-  media(id: string, bytes: Uint8Array, options?: { readonly mimeType?: string; readonly sha256?: string }): void
+  media(
+    id: string,
+    bytes: Uint8Array,
+    options?: {
+      readonly mimeType?: string
+      readonly sha256?: string
+      /** The first downloads of the bytes answered 503, as a CDN in trouble would. */
+      readonly failDownloads?: number
+    }
+  ): void
   /** Forgets the recorded requests and the remaining script. */
   reset(): void
   /** Stops the server, cutting hung connections. */
@@ -208,7 +217,10 @@ export const start = async (): Promise<MockGraph> => {
   // Unique across servers too, like real wamids, so tests can tell sends apart.
   const prefix = randomBytes(6).toString("hex")
   let sent = 0
-  const files = new Map<string, { readonly bytes: Uint8Array; readonly mimeType: string; readonly sha256: string }>()
+  const files = new Map<
+    string,
+    { readonly bytes: Uint8Array; readonly mimeType: string; readonly sha256: string; failDownloads: number }
+  >()
   let url = ""
 
   // Graph's media endpoints (the id's URL, then the bytes), for an unscripted GET.
@@ -217,6 +229,10 @@ export const start = async (): Promise<MockGraph> => {
     if (bytesOf !== null) {
       const file = files.get(decodeURIComponent(bytesOf[1]!))
       if (file === undefined) return write(response, 404, "application/json", JSON.stringify(graphErrorBody(100)))
+      if (file.failDownloads > 0) {
+        file.failDownloads--
+        return write(response, 503, "text/plain", "Service Unavailable")
+      }
       response.writeHead(200, { "content-type": file.mimeType, "content-length": file.bytes.length })
       return response.end(file.bytes)
     }
@@ -357,7 +373,8 @@ export const start = async (): Promise<MockGraph> => {
       files.set(id, {
         bytes,
         mimeType: options.mimeType ?? "application/octet-stream",
-        sha256: options.sha256 ?? createHash("sha256").update(bytes).digest("hex")
+        sha256: options.sha256 ?? createHash("sha256").update(bytes).digest("hex"),
+        failDownloads: options.failDownloads ?? 0
       })
     },
     waitFor,

@@ -31,10 +31,10 @@ export class MessageMedia extends Context.Service<
       const get = Effect.fnUntraced(function* (messageId: string) {
         const principal = yield* authorize("messages.view")
         const message = yield* repo.find(principal.accountId, messageId)
-        const media = message?.media
-        if (message === undefined || media === null || media === undefined) {
-          return yield* new NotFound({ resource: "message media", id: messageId })
-        }
+        // Another account's message reads as an unknown one, as on GET /api/v1/messages/{id}.
+        if (message === undefined) return yield* new NotFound({ resource: "message", id: messageId })
+        const media = message.media
+        if (media === null) return yield* new NotFound({ resource: "message media", id: messageId })
         if (media.state !== "stored") {
           return yield* new MediaNotStored({ id: messageId, state: media.state, reason: media.reason })
         }

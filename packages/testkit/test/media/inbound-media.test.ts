@@ -105,7 +105,7 @@ for (const [name, wire] of wirings) {
       const unknown = await call(target, "GET", "/api/v1/messages/msg_00000000000000000000000000/media", { auth: key })
       expect(unknown.status).toBe(404)
       expect(unknown.body).toEqual({
-        error: "No message media with id msg_00000000000000000000000000",
+        error: "No message with id msg_00000000000000000000000000",
         code: "not_found"
       })
 
@@ -115,12 +115,13 @@ for (const [name, wire] of wirings) {
       expect(listed.body.messages[0].media).toBeNull()
       const text = await call(target, "GET", `/api/v1/messages/${textId}/media`, { auth: key })
       expect(text.status).toBe(404)
-      expect(text.body.code).toBe("not_found")
+      expect(text.body).toEqual({ error: `No message media with id ${textId}`, code: "not_found" })
 
       const { messageId } = await receiveFile(target, key, simulatedImage())
       const other = await makeAccount(staged.server)
       const foreign = await call(target, "GET", `/api/v1/messages/${messageId}/media`, { auth: other.ownerKey })
       expect(foreign.status).toBe(404)
+      expect(foreign.body).toEqual({ error: `No message with id ${messageId}`, code: "not_found" })
     })
 
     it("needs conversations:read or messages:send", async () => {

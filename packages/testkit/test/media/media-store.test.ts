@@ -9,6 +9,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MediaStore } from "@leadline/core/messages/MediaStore"
 import * as Database from "@leadline/sql-adapter/Database"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as SqlMediaStore from "@leadline/sql-adapter/messages/SqlMediaStore"
 import * as FileMediaStore from "@leadline/server/FileMediaStore"
 import * as TestDatabase from "../../src/TestDatabase.ts"
@@ -195,3 +196,29 @@ storeContract(
   },
   onServer ? 32 * MiB : undefined
 )
+
+describe("SqlApp with another media store", () => {
+  it("keeps inbound files in the store it is given, not in the database", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "leadline-media-"))
+    const sqlDatabase = await TestDatabase.make()
+    const runtime = ManagedRuntime.make(SqlApp.layer(sqlDatabase.config, FileMediaStore.layer(directory)))
+    try {
+      const objects = await runtime.runPromise(
+        Effect.gen(function* () {
+          const store = yield* MediaStore
+          yield* store.put("acc/msg_1", "image/png", generated(1000))
+          const sql = yield* SqlClient.SqlClient
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM media_objects`
+          return row!.n
+        })
+      )
+      expect(objects).toBe(0)
+      const folders = (await readdir(directory)).filter((name) => name !== "tmp")
+      expect(folders).toHaveLength(1)
+    } finally {
+      await runtime.dispose()
+      await sqlDatabase.dispose()
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,9 +1,19 @@
 import { createHash } from "node:crypto"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import v8 from "node:v8"
+import vm from "node:vm"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as FileMediaStore from "@leadline/server/FileMediaStore"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as CloudMedia from "@leadline/whatsapp-adapter/cloud/CloudMedia"
 import { createChannel } from "../../src/channels/ChannelsResource.ts"
-import { receiveFile } from "../../src/conversations/InboundMedia.ts"
+import { nextWaId, postWebhook } from "../../src/conversations/ConversationsResource.ts"
+import { inboundFilePayload, receiveFile, settledMedia } from "../../src/conversations/InboundMedia.ts"
 import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
+import { call } from "../../src/Http.ts"
+import * as TestDatabase from "../../src/TestDatabase.ts"
 import * as TestServer from "../../src/TestServer.ts"
 import * as MockGraph from "../../src/whatsapp/MockGraph.ts"
 
@@ -65,6 +75,44 @@ describe("inbound media through the Cloud API, against a mock Graph server", () 
     expect(got.headers.get("content-type")).toBe("audio/ogg")
     expect(got.headers.get("etag")).toBe(`"${sha256}"`)
     expect(got.bytes).toEqual(bytes)
+  })
+
+  it("answers the webhook without waiting for the file: it reads pending until Graph answers", async () => {
+    const bytes = bytesOf(20_000, 13)
+    graph.media("slow", bytes, { mimeType: "image/jpeg" })
+    // Graph never answers the first ask; the fetcher's timeout (2 s) ends it and the next try keeps it.
+    graph.script(MockGraph.Reply.hang())
+    const started = Date.now()
+    const reply = await postWebhook(
+      server,
+      inboundFilePayload(channel.phone_number_id, nextWaId(), {
+        type: "image",
+        mediaId: "slow",
+        mimeType: "image/jpeg"
+      })
+    )
+    expect(reply.status).toBe(200)
+    expect(Date.now() - started).toBeLessThan(1_000)
+    const list = await call(server, "GET", `/api/v1/conversations?channel_id=${channel.id}&limit=1`, {
+      auth: account.ownerKey
+    })
+    const thread = list.body.conversations[0].id as string
+    const messages = await call(server, "GET", `/api/v1/conversations/${thread}/messages?limit=1`, {
+      auth: account.ownerKey
+    })
+    const message = messages.body.messages[0]
+    expect(message.media).toMatchObject({ provider_media_id: "slow", state: "pending", reason: null, size: null })
+    const pending = await call(server, "GET", `/api/v1/messages/${message.id}/media`, { auth: account.ownerKey })
+    expect(pending.status).toBe(409)
+    expect(pending.body).toEqual({
+      error: `The file of message ${message.id} is still being fetched; try again shortly`,
+      code: "media_not_stored",
+      details: [{ path: "media.state", message: "pending" }]
+    })
+    expect(await settledMedia(server, account.ownerKey, message.id)).toMatchObject({
+      state: "stored",
+      size: bytes.length
+    })
   })
 
   it("ends failed with media_gone when Graph answers that the media id does not exist", async () => {
@@ -154,4 +202,74 @@ describe("inbound media through the Cloud API, against a mock Graph server", () 
     expect(media).toMatchObject({ state: "failed", reason: "too_large" })
     expect(graph.requests().map((request) => request.path)).toEqual(["/v24.0/huge"])
   })
+})
+
+// Live memory, not garbage: collected before each sample.
+v8.setFlagsFromString("--expose-gc")
+const gc = vm.runInNewContext("gc") as () => void
+
+describe("a large inbound file, from Graph into a directory on the SQL wiring", () => {
+  const size = 48 * 1024 * 1024
+  let graph: MockGraph.MockGraph
+  let server: TestServer.Running
+  let database: TestDatabase.TestDatabase
+  let directory: string
+
+  beforeAll(async () => {
+    graph = await MockGraph.start()
+    database = await TestDatabase.make()
+    directory = await mkdtemp(join(tmpdir(), "leadline-media-"))
+    server = await TestServer.start({
+      app: SqlApp.layer(database.config, FileMediaStore.layer(directory)),
+      messaging: { mediaDownloader: CloudMedia.layer({ baseUrl: graph.url, timeoutMillis: 10_000 }) }
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await graph?.close()
+    await database?.dispose()
+    await rm(directory, { recursive: true, force: true })
+  })
+
+  it("streams it: memory stays flat while it is fetched, checked and kept, and while it is served", async () => {
+    const account = await makeAccount(server)
+    const bytes = bytesOf(size, 17)
+    const sha256 = createHash("sha256").update(bytes).digest("hex")
+    graph.media("big-video", bytes, { mimeType: "application/pdf" })
+    const used = () => {
+      gc()
+      const memory = process.memoryUsage()
+      return memory.heapUsed + memory.arrayBuffers
+    }
+    const before = used()
+    let peak = before
+    const timer = setInterval(() => {
+      peak = Math.max(peak, used())
+    }, 100)
+    let served: { sha256: string; size: number } | undefined
+    try {
+      const { messageId, media } = await receiveFile(server, account.ownerKey, {
+        type: "document",
+        mediaId: "big-video",
+        mimeType: "application/pdf"
+      })
+      expect(media).toMatchObject({ state: "stored", size, sha256 })
+      const response = await fetch(`${server.baseUrl}/api/v1/messages/${messageId}/media`, {
+        headers: { authorization: `Bearer ${account.ownerKey}` }
+      })
+      expect(response.headers.get("content-length")).toBe(String(size))
+      const hash = createHash("sha256")
+      let length = 0
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        hash.update(chunk)
+        length += chunk.length
+      }
+      served = { sha256: hash.digest("hex"), size: length }
+    } finally {
+      clearInterval(timer)
+    }
+    expect(served).toEqual({ sha256, size })
+    // Holding the file whole once would add 48 MiB; streaming holds a few chunks at a time.
+    expect(peak - before).toBeLessThan(size / 3)
+  }, 60_000)
 })

@@ -74,7 +74,11 @@ export const receiveFile = async (
   target: Target,
   key: string,
   file: InboundFile,
-  options: { readonly channel?: { readonly id: string; readonly phone_number_id: string } | undefined } = {}
+  options: {
+    readonly channel?: { readonly id: string; readonly phone_number_id: string } | undefined
+    /** How long the file may stay pending (10 s unless set). */
+    readonly timeoutMs?: number | undefined
+  } = {}
 ) => {
   const channel = options.channel ?? (await createChannel(target, key))
   const reply = await postWebhook(target, inboundFilePayload(channel.phone_number_id, nextWaId(), file))
@@ -84,7 +88,7 @@ export const receiveFile = async (
   const thread = list.body.conversations[0] as { id: string }
   const messages = await call(target, "GET", `/api/v1/conversations/${thread.id}/messages?limit=1`, { auth: key })
   const messageId = messages.body.messages[0].id as string
-  return { messageId, media: await settledMedia(target, key, messageId), channel }
+  return { messageId, media: await settledMedia(target, key, messageId, options.timeoutMs), channel }
 }
 
 /** The simulator's file of an image: stored within a moment. */

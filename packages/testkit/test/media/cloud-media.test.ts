@@ -4,16 +4,17 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import v8 from "node:v8"
 import vm from "node:vm"
+import { Layer } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as FileMediaStore from "@leadline/server/FileMediaStore"
-import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as MemoryStores from "@leadline/memory-adapter/MemoryStores"
+import * as Services from "@leadline/core/Services"
 import * as CloudMedia from "@leadline/whatsapp-adapter/cloud/CloudMedia"
 import { createChannel } from "../../src/channels/ChannelsResource.ts"
 import { nextWaId, postWebhook } from "../../src/conversations/ConversationsResource.ts"
 import { inboundFilePayload, receiveFile, settledMedia } from "../../src/conversations/InboundMedia.ts"
 import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
 import { call } from "../../src/Http.ts"
-import * as TestDatabase from "../../src/TestDatabase.ts"
 import * as TestServer from "../../src/TestServer.ts"
 import * as MockGraph from "../../src/whatsapp/MockGraph.ts"
 
@@ -208,26 +209,25 @@ describe("inbound media through the Cloud API, against a mock Graph server", () 
 v8.setFlagsFromString("--expose-gc")
 const gc = vm.runInNewContext("gc") as () => void
 
-describe("a large inbound file, from Graph into a directory on the SQL wiring", () => {
-  const size = 48 * 1024 * 1024
+// The memory wiring with the directory store: an embedded database's WebAssembly memory grows in
+// steps of its own, which would blur what the file's path holds.
+describe("a large inbound file, from Graph into a directory", () => {
+  const size = 64 * 1024 * 1024
   let graph: MockGraph.MockGraph
   let server: TestServer.Running
-  let database: TestDatabase.TestDatabase
   let directory: string
 
   beforeAll(async () => {
     graph = await MockGraph.start()
-    database = await TestDatabase.make()
     directory = await mkdtemp(join(tmpdir(), "leadline-media-"))
     server = await TestServer.start({
-      app: SqlApp.layer(database.config, FileMediaStore.layer(directory)),
+      app: Services.layer.pipe(Layer.provideMerge(Layer.merge(MemoryStores.layer, FileMediaStore.layer(directory)))),
       messaging: { mediaDownloader: CloudMedia.layer({ baseUrl: graph.url, timeoutMillis: 10_000 }) }
     })
   })
   afterAll(async () => {
     await server?.close()
     await graph?.close()
-    await database?.dispose()
     await rm(directory, { recursive: true, force: true })
   })
 
@@ -235,7 +235,7 @@ describe("a large inbound file, from Graph into a directory on the SQL wiring", 
     const account = await makeAccount(server)
     const bytes = bytesOf(size, 17)
     const sha256 = createHash("sha256").update(bytes).digest("hex")
-    graph.media("big-video", bytes, { mimeType: "application/pdf" })
+    graph.media("big-document", bytes, { mimeType: "application/pdf" })
     const used = () => {
       gc()
       const memory = process.memoryUsage()
@@ -248,11 +248,12 @@ describe("a large inbound file, from Graph into a directory on the SQL wiring", 
     }, 100)
     let served: { sha256: string; size: number } | undefined
     try {
-      const { messageId, media } = await receiveFile(server, account.ownerKey, {
-        type: "document",
-        mediaId: "big-video",
-        mimeType: "application/pdf"
-      })
+      const { messageId, media } = await receiveFile(
+        server,
+        account.ownerKey,
+        { type: "document", mediaId: "big-document", mimeType: "application/pdf" },
+        { timeoutMs: 45_000 }
+      )
       expect(media).toMatchObject({ state: "stored", size, sha256 })
       const response = await fetch(`${server.baseUrl}/api/v1/messages/${messageId}/media`, {
         headers: { authorization: `Bearer ${account.ownerKey}` }
@@ -269,7 +270,7 @@ describe("a large inbound file, from Graph into a directory on the SQL wiring", 
       clearInterval(timer)
     }
     expect(served).toEqual({ sha256, size })
-    // Holding the file whole once would add 48 MiB; streaming holds a few chunks at a time.
-    expect(peak - before).toBeLessThan(size / 3)
+    // Holding the file whole once would add 64 MiB; streaming holds a few chunks at a time.
+    expect(peak - before).toBeLessThan(size / 2)
   }, 60_000)
 })

@@ -151,9 +151,10 @@ const storeContract = (
         digest = await run(Effect.flatMap(store, (s) => Effect.flatMap(s.get(key), (kept) => digestOf(kept!.bytes))))
       })
       expect(digest).toEqual(await expectedOf(large))
-      // Holding the file whole would take `large` bytes; streaming takes a few chunks.
-      expect(written).toBeLessThan(large / 3)
-      expect(read).toBeLessThan(large / 3)
+      // Holding the file whole would take `large` bytes; streaming takes a few chunks (what is
+      // left is the collector's and the thread pool's noise, up to a few tens of MB).
+      expect(written).toBeLessThan(large / 2)
+      expect(read).toBeLessThan(large / 2)
     }, 120_000)
   })
 
@@ -165,7 +166,7 @@ storeContract(
     afterAll(() => rm(directory, { recursive: true, force: true }))
     return { runtime, leftovers: async () => (await readdir(join(directory, "tmp"))).length }
   },
-  64 * MiB
+  96 * MiB
 )
 
 let database: TestDatabase.TestDatabase | undefined
@@ -194,7 +195,7 @@ storeContract(
       )
     return { runtime: runtime as unknown as ManagedRuntime.ManagedRuntime<MediaStore, unknown>, leftovers }
   },
-  onServer ? 32 * MiB : undefined
+  onServer ? 64 * MiB : undefined
 )
 
 describe("SqlApp with another media store", () => {

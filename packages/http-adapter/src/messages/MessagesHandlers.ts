@@ -19,7 +19,13 @@ const fileResponse = (file: MediaFile, ifNoneMatch: string | undefined) => {
     : HttpServerResponse.stream(file.bytes, {
         contentType: file.contentType,
         contentLength: file.size,
-        headers: { etag, "cache-control": "private, max-age=0, must-revalidate" }
+        // The type is the customer's word (a "text/html" document, say): never sniffed, never run.
+        headers: {
+          etag,
+          "cache-control": "private, max-age=0, must-revalidate",
+          "x-content-type-options": "nosniff",
+          "content-security-policy": "sandbox; default-src 'none'"
+        }
       })
 }
 

@@ -47,6 +47,8 @@ for (const [name, wire] of wirings) {
       expect(got.headers.get("content-length")).toBe(String(bytes.length))
       expect(got.headers.get("etag")).toBe(`"${hex(bytes)}"`)
       expect(got.bytes).toEqual(bytes)
+      expect(got.headers.get("x-content-type-options")).toBe("nosniff")
+      expect(got.headers.get("content-security-policy")).toBe("sandbox; default-src 'none'")
 
       const again = await download(target.baseUrl, key, messageId, { "if-none-match": `"${hex(bytes)}"` })
       expect(again.status).toBe(304)

@@ -10,6 +10,7 @@ import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
+import * as MemoryMedia from "./messages/MemoryMedia.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
 import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
@@ -36,6 +37,7 @@ export const all = [
   MemoryChannels.layer,
   MemoryConversations.layer,
   MemoryMessages.layer,
+  MemoryMedia.layer,
   MemoryOptOutSettings.layer,
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,

@@ -5,9 +5,13 @@ import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import type { MediaStore } from "@leadline/core/messages/MediaStore"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MessageSender from "@leadline/core/messages/Sender"
+import type { MediaDownloader } from "@leadline/core/whatsapp/MediaDownloader"
+import * as MediaFetcher from "@leadline/core/whatsapp/MediaFetcher"
+import type { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
@@ -51,6 +55,8 @@ export interface LoopOptions {
   readonly agentPollMillis?: number | undefined
   /** How often `url` knowledge sources are looked for, or `false` not to fetch them (1 s unless set). */
   readonly knowledgeFetcher?: false | { readonly intervalMillis?: number | undefined } | undefined
+  /** The inbound files' fetcher (Meta's limits unless set), or `false` not to fetch them. */
+  readonly mediaFetcher?: false | MediaFetcher.Options | undefined
 }
 
 const resolverLayer = (network: Network) =>
@@ -58,8 +64,9 @@ const resolverLayer = (network: Network) =>
 
 /**
  * What runs beside the API (and alone in `leadline worker`): webhook deliveries, the message
- * sender, the snooze loop, the agents' responder and the knowledge page fetcher. The caller
- * provides the message transport (a server shares its one with the simulator's route).
+ * sender, the snooze loop, the agents' responder, the knowledge page fetcher and the inbound
+ * files' fetcher. The caller provides the message transport (a server shares its one with the
+ * simulator's route) and the media downloader.
  */
 export const loops = (options: LoopOptions) =>
   Layer.mergeAll(
@@ -72,7 +79,8 @@ export const loops = (options: LoopOptions) =>
     options.sender === false ? Layer.empty : MessageSender.layer(options.sender),
     Snoozer.layer({ intervalMillis: options.snoozeCheckMillis }),
     AgentResponder.loop({ intervalMillis: options.agentPollMillis }),
-    options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher)
+    options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher),
+    options.mediaFetcher === false ? Layer.empty : MediaFetcher.layer(options.mediaFetcher)
   )
 
 export interface ApiOptions extends LoopOptions {
@@ -124,7 +132,14 @@ export const app = <A, E, R>(
  * idempotency store (its purge) and the agents' jobs (the responder's wake-ups); `app` adds
  * WhatsApp's webhook receiver over them.
  */
-export type Stores = Services.Services | DeliveryQueue | OutboundQueue | IdempotencyStore | AgentJobsRepo
+export type Stores =
+  | Services.Services
+  | DeliveryQueue
+  | OutboundQueue
+  | IdempotencyStore
+  | AgentJobsRepo
+  | MediaQueue
+  | MediaStore
 
 /** What `api` leaves for the caller to provide besides the stores. */
-export type Provided = MessageTransport | AdminToken | Readiness
+export type Provided = MessageTransport | MediaDownloader | AdminToken | Readiness

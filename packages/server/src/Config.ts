@@ -1,6 +1,7 @@
 import { Config, Effect, Option, Redacted, References, Schema, SchemaGetter } from "effect"
 import * as OpenApiDocument from "@leadline/http-adapter/OpenApiDocument"
 import * as Logging from "./Logging.ts"
+import { MediaConfig } from "./MediaConfig.ts"
 import * as Tracing from "./Tracing.ts"
 import { VERSION } from "./Version.ts"
 
@@ -108,7 +109,8 @@ export const ServerConfig = Config.all({
   senderEnabled: Config.Boolean("WHATSAPP_SENDER_ENABLED").pipe(Config.withDefault(true)),
   senderLeaseSeconds: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "WHATSAPP_SENDER_LEASE_SECONDS").pipe(
     Config.withDefault(30)
-  )
+  ),
+  media: MediaConfig
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -4,6 +4,8 @@ import type * as Keyring from "@leadline/sql-adapter/sealing/Keyring"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as Ai from "./Ai.ts"
 import * as Composition from "./Composition.ts"
+import * as FileMediaStore from "./FileMediaStore.ts"
+import * as MediaConfig from "./MediaConfig.ts"
 import { databaseConfig, type ServerConfig, workerOptions } from "./Config.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
@@ -14,7 +16,8 @@ export const loopOptions = (
 ): Composition.LoopOptions => ({
   network: { allowPrivate: config.allowPrivateWebhookUrls },
   webhooks: options.webhooks ? workerOptions(config) : false,
-  sender: WhatsApp.senderOptions(config)
+  sender: WhatsApp.senderOptions(config),
+  mediaFetcher: MediaConfig.fetcherOptions(config.media)
 })
 
 /**
@@ -27,7 +30,16 @@ export const stores = (
   metaApp: (typeof MetaApp)["Service"],
   keyring: Keyring.Keyring | undefined
 ) =>
-  Composition.app(SqlApp.layer({ ...databaseConfig(config), keyring }).pipe(Layer.provideMerge(Ai.layer)), {
-    network: { allowPrivate: config.allowPrivateWebhookUrls },
-    metaApp
-  })
+  Composition.app(
+    SqlApp.layer(
+      { ...databaseConfig(config), keyring },
+      // Inbound files in a directory unless LEADLINE_MEDIA_STORE=postgres keeps them in the database.
+      config.media.store === "fs"
+        ? FileMediaStore.layer(MediaConfig.directoryOf(config.media, config.dataDir))
+        : undefined
+    ).pipe(Layer.provideMerge(Ai.layer)),
+    {
+      network: { allowPrivate: config.allowPrivateWebhookUrls },
+      metaApp
+    }
+  )

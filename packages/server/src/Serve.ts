@@ -53,6 +53,7 @@ const serveWith = (config: ServerConfig) =>
     }).pipe(
       // The transport serves the sender and, in simulator mode, the operator's customer route.
       Layer.provide(WhatsApp.transport(config)),
+      Layer.provide(WhatsApp.mediaDownloader(config)),
       Layer.provide(RateLimits.layer(config)),
       Layer.provide(
         Layer.succeed(MetricsSettings, { token: Option.getOrUndefined(config.metricsToken), version: VERSION })

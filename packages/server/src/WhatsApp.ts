@@ -1,6 +1,8 @@
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type * as MessageSender from "@leadline/core/messages/Sender"
+import * as CloudMedia from "@leadline/whatsapp-adapter/cloud/CloudMedia"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
+import * as SimulatorMedia from "@leadline/whatsapp-adapter/simulator/SimulatorMedia"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import type { ServerConfig } from "./Config.ts"
 import { resolveSecret } from "./SecretFile.ts"
@@ -38,6 +40,12 @@ export const metaApp = (config: ServerConfig) =>
 /** The transport the sender uses: the simulator (offline, the default) or Meta's Cloud API. */
 export const transport = (config: ServerConfig) =>
   config.whatsappTransport === "cloud" ? CloudTransport.layerConfig : SimulatorTransport.layerConfig
+
+/** Where inbound files come from: the simulator's own (offline), or Graph with the transport's settings. */
+export const mediaDownloader = (config: ServerConfig) =>
+  config.whatsappTransport === "cloud"
+    ? Layer.unwrap(Effect.map(CloudTransport.config, (options) => CloudMedia.layer(options)))
+    : SimulatorMedia.layer
 
 /** The message sender's settings, or `false` when `WHATSAPP_SENDER_ENABLED=false`. */
 export const senderOptions = (config: ServerConfig): false | MessageSender.Options =>

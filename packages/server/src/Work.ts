@@ -28,6 +28,7 @@ const workWith = (config: ServerConfig) =>
     return yield* Layer.launch(
       Composition.loops(Deployment.loopOptions(config, { webhooks: true })).pipe(
         Layer.provide(WhatsApp.transport(config)),
+        Layer.provide(WhatsApp.mediaDownloader(config)),
         Layer.provide(Deployment.stores(config, metaApp, keyring))
       )
     )

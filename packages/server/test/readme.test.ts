@@ -114,6 +114,21 @@ describe("the README", () => {
     expect(out).toContain("\nanswer\nDelivery costs R$ 12, free above R$ 150.\nretrieval-v1\nkeyword\n")
     // Enabled, the agent answers a customer on WhatsApp.
     expect(out).toContain("\nagent: Delivery costs R$ 12, free above R$ 150.\n")
+    // Grace's photo: fetched from the simulator, kept, and served with its type and ETag.
+    const photo = /"media":(\{[^}]*\})/.exec(out.slice(out.indexOf('"type":"image"')))
+    expect(JSON.parse(photo![1]!)).toEqual({
+      provider_media_id: expect.stringMatching(/^sim-photo-\d+$/),
+      mime_type: "image/jpeg",
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      filename: null,
+      state: "stored",
+      reason: null,
+      size: 4096
+    })
+    expect(out.toLowerCase()).toContain("content-type: image/jpeg")
+    expect(out.toLowerCase()).toContain("content-length: 4096")
+    expect(out.toLowerCase()).toMatch(/etag: "[0-9a-f]{64}"/)
+    expect(out).toMatch(/\nLeadline simulator media sim-photo-\d+\n/)
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 

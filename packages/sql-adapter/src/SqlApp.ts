@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import type { MediaStore } from "@leadline/core/messages/MediaStore"
 import * as Services from "@leadline/core/Services"
 import * as Database from "./Database.ts"
 import type * as Keyring from "./sealing/Keyring.ts"
@@ -12,11 +13,12 @@ export interface Config extends Database.Config {
 
 /**
  * The core services over SQL stores on the configured database, migrated at start; refuses to start
- * on sealed rows whose key the keyring does not hold.
+ * on sealed rows whose key the keyring does not hold. Inbound files are kept in the database
+ * (`SqlMediaStore.ts`) unless `mediaStore` keeps them elsewhere (the server's directory, say).
  */
-export const layer = (config: Config) =>
+export const layer = <E = never>(config: Config, mediaStore?: Layer.Layer<MediaStore, E>) =>
   Services.layer.pipe(
-    Layer.provideMerge(SqlStores.layer),
+    Layer.provideMerge(mediaStore === undefined ? SqlStores.layer : Layer.merge(SqlStores.layer, mediaStore)),
     Layer.provide(SealedSecrets.layer(config.keyring)),
     Layer.provideMerge(Database.layer(config))
   )

@@ -3,6 +3,8 @@ import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "ef
 import { HttpRouter, HttpServer } from "effect/http"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type * as MessageSender from "@leadline/core/messages/Sender"
+import type { MediaDownloader } from "@leadline/core/whatsapp/MediaDownloader"
+import type * as MediaFetcher from "@leadline/core/whatsapp/MediaFetcher"
 import type * as Services from "@leadline/core/Services"
 import { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
 import type { WebhookReceiver } from "@leadline/whatsapp-adapter/webhook/WebhookReceiver"
@@ -15,6 +17,7 @@ import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as Composition from "@leadline/server/Composition"
 import type * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import type * as Worker from "@leadline/webhook-worker/Worker"
+import * as SimulatorMedia from "@leadline/whatsapp-adapter/simulator/SimulatorMedia"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
 
@@ -61,6 +64,10 @@ export interface StartOptions {
         /** What the sender sends through: the simulator (statuses at once) unless given. */
         readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services | WebhookReceiver> | undefined
         readonly senderOptions?: MessageSender.Options | undefined
+        /** Where inbound files are fetched from: the simulator's own unless given. */
+        readonly mediaDownloader?: Layer.Layer<MediaDownloader> | undefined
+        /** The inbound files' fetcher's settings (retries after 20 ms unless given), or `false`. */
+        readonly mediaFetcher?: false | MediaFetcher.Options | undefined
         /** How often snoozed conversations are reopened when due (30 s). */
         readonly snoozeCheckMillis?: number | undefined
       }
@@ -100,13 +107,18 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     sender: options.messaging?.sender === false ? false : { ratePerChannel: 0, ...options.messaging?.senderOptions },
     snoozeCheckMillis: options.messaging?.snoozeCheckMillis,
     agentPollMillis: 100,
-    knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 }
+    knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 },
+    mediaFetcher:
+      options.messaging?.mediaFetcher === false
+        ? false
+        : { pollMillis: 200, retryBaseMillis: 20, ...options.messaging?.mediaFetcher }
   })
   // The transport serves the sender and, for the simulator, the operator's customer route.
   const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
   const layer = HttpRouter.serve(
     api.pipe(
       Layer.provide(transport),
+      Layer.provide(options.messaging?.mediaDownloader ?? SimulatorMedia.layer),
       Layer.provide(Composition.app(options.app ?? MemoryApp.layer, { network })),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),

@@ -17,11 +17,28 @@ export const ReplyTo = Schema.Struct({
 }).annotate({ identifier: "MessageReplyTo" })
 export type ReplyTo = typeof ReplyTo.Type
 
-export const Media = Schema.Struct({
+const receivedMedia = {
   provider_media_id: Schema.String,
   mime_type: Nullable,
   sha256: Nullable,
   filename: Nullable
+}
+
+/** What WhatsApp says of an inbound file: its id, type, checksum and name. */
+export type ReceivedMedia = Schema.Struct.Type<typeof receivedMedia>
+
+/** An inbound file and whether Leadline keeps its bytes (docs/contract-messaging.md §5.8). */
+export const Media = Schema.Struct({
+  ...receivedMedia,
+  state: Schema.Literals(["pending", "stored", "failed"]).annotate({
+    description:
+      "pending: being fetched from WhatsApp; stored: GET /api/v1/messages/{id}/media serves it; failed: see reason"
+  }),
+  reason: Nullable.annotate({
+    description:
+      "Why the file is not kept (state failed): too_large, media_gone, checksum_mismatch, download_failed, not_kept"
+  }),
+  size: Schema.NullOr(Schema.Number).annotate({ description: "Bytes kept (state stored)" })
 }).annotate({ identifier: "MessageMedia" })
 
 /** A message in or out (docs/contract-messaging.md §5.1). */
@@ -174,7 +191,7 @@ export const fromWhatsApp = (
   received: {
     readonly type: string
     readonly text: string | null
-    readonly media: Message["media"]
+    readonly media: ReceivedMedia | null
     readonly error: Message["error"]
     readonly externalId: string
     readonly providerTimestamp: string
@@ -189,7 +206,8 @@ export const fromWhatsApp = (
   direction: "inbound",
   type: received.type,
   text: received.text,
-  media: received.media,
+  // Its bytes are fetched after the commit (whatsapp/MediaFetcher.ts).
+  media: received.media === null ? null : { ...received.media, state: "pending", reason: null, size: null },
   status: "received",
   error: received.error,
   external_id: received.externalId,

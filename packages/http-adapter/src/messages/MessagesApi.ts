@@ -1,11 +1,14 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { React } from "@leadline/core/messages/Interactive"
+import { MediaNotStored } from "@leadline/core/messages/MediaErrors"
 import { Message, SendToLead } from "@leadline/core/messages/Message"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import { SEND_ERRORS } from "../conversations/ConversationsApi.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
+import * as WireErrors from "../WireErrors.ts"
 import { Forbidden, NotFound } from "../WireErrors.ts"
 
 export class MessagesApi extends HttpApiGroup.make("messages")
@@ -16,6 +19,24 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       error: [Forbidden, NotFound]
     }).annotateMerge(
       OpenApi.annotations({ summary: "Get a message", description: "Needs `conversations:read` or `messages:send`." })
+    ),
+    HttpApiEndpoint.get("media", "/:id/media", {
+      params: { id: Id.annotate({ description: "A message id, `msg_…`" }) },
+      headers: {
+        "if-none-match": Schema.optional(
+          Schema.String.annotate({ description: "The `ETag` of an earlier read: 304 when the file is the same" })
+        )
+      },
+      success: HttpApiSchema.StreamUint8Array({ contentType: "application/octet-stream" }).annotate({
+        description: "The file's bytes, with its own `Content-Type`, `Content-Length` and `ETag` (its SHA-256)"
+      }),
+      error: [Forbidden, NotFound, WireErrors.of(MediaNotStored)]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Get a message's file",
+        description:
+          "The bytes of an inbound image, audio, video, document or sticker, once kept (`media.state` is `stored`). 404 for an unknown message or one without a file; 409 `media_not_stored` while it is `pending` or when it `failed`. Needs `conversations:read` or `messages:send`."
+      })
     ),
     Idempotent.create("send", "/", { payload: SendToLead, success: Message, error: SEND_ERRORS }).annotateMerge(
       OpenApi.annotations({

@@ -6,6 +6,7 @@ import { call } from "../Http.ts"
 import { neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
+import { receiveFile, simulatedImage } from "./InboundMedia.ts"
 
 /** A template send: templates need no open 24-hour window. */
 export const TEMPLATE_SEND = { type: "template", template: { name: "hello_world", language: "en_US" } }
@@ -94,6 +95,14 @@ const messageIsolation: Resource.Isolation = {
 }
 
 const reads = ["conversations:read", "messages:send"] as const
+
+/** A message with a kept file (the simulator's): what GET …/media serves. */
+const mediaIsolation: Resource.Isolation = {
+  noun: "message",
+  make: async ({ target }, key) => (await receiveFile(target, key, simulatedImage())).messageId,
+  read: ({ target }, key, id) => readAt(`/api/v1/messages/${id}`)(target, key),
+  unknownId: () => neverIssued("msg")
+}
 
 export const conversations: Resource.Resource = {
   name: "conversations",
@@ -216,6 +225,14 @@ export const messages: Resource.Resource = {
         path: `/api/v1/messages/${id}/reactions`,
         json: REACTION
       }))
+    },
+    {
+      method: "GET",
+      path: "/api/v1/messages/{id}/media",
+      needs: [...reads],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/messages/${id}/media` }),
+      request: Resource.aimedAt(mediaIsolation, (id) => ({ path: `/api/v1/messages/${id}/media` }))
     }
   ],
   isolation: messageIsolation,
@@ -232,11 +249,32 @@ export const messages: Resource.Resource = {
         name: "message_usage",
         account: "account_id",
         rows: Resource.uncounted("64 stripes per account and month, made by the month's first send")
+      },
+      {
+        name: "media_downloads",
+        account: "account_id",
+        rows: Resource.uncounted("inbound files waiting to be fetched, made by WhatsApp's webhook, gone once fetched")
+      },
+      {
+        name: "media_objects",
+        account: undefined,
+        rows: Resource.uncounted(
+          "the PostgreSQL media store's files, written by the fetcher after WhatsApp's webhook; keyed by account and message, no account_id column"
+        )
+      },
+      {
+        name: "media_chunks",
+        account: undefined,
+        rows: Resource.uncounted("the bytes of media_objects' files, 256 KiB a row, under an upload id")
       }
     ],
     ids: {
       field: "id",
-      parameters: ["/api/v1/messages/{id} id", "/api/v1/messages/{id}/reactions id"],
+      parameters: [
+        "/api/v1/messages/{id} id",
+        "/api/v1/messages/{id}/reactions id",
+        "/api/v1/messages/{id}/media id"
+      ],
       make: async ({ target }, account) => {
         const made = await makeConversation(
           target,

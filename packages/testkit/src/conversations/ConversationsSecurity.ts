@@ -12,6 +12,7 @@ export const admits: Admits = {
   "PATCH /api/v1/conversations/{id}": ["full access"],
   "GET /api/v1/conversations/{id}/messages": reads,
   "GET /api/v1/messages/{id}": reads,
+  "GET /api/v1/messages/{id}/media": reads,
   "POST /api/v1/conversations/{id}/messages": ["messages:send", "all 16 scopes", "full access"],
   "POST /api/v1/messages": ["messages:send", "all 16 scopes", "full access"],
   "POST /api/v1/messages/{id}/reactions": ["messages:send", "all 16 scopes", "full access"],

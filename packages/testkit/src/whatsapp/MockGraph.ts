@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, type Scope } from "effect"
@@ -165,6 +165,21 @@ export interface MockGraph {
   requests(): ReadonlyArray<RecordedRequest>
   /** The requests, once at least `count` were recorded; rejects after `timeoutMs` (5 s unless set). */
   waitFor(count: number, timeoutMs?: number): Promise<ReadonlyArray<RecordedRequest>>
+  /**
+   * Serves a file the way Graph's media endpoints do, to an unscripted GET: `GET /{version}/{id}`
+   * answers its URL, type, SHA-256 (hex unless given) and size, `GET /files/{id}` its bytes. An id
+   * never served answers Graph's error 100, as an expired media id does.
+   */
+  media(
+    id: string,
+    bytes: Uint8Array,
+    options?: {
+      readonly mimeType?: string
+      readonly sha256?: string
+      /** The first downloads of the bytes answered 503, as a CDN in trouble would. */
+      readonly failDownloads?: number
+    }
+  ): void
   /** Forgets the recorded requests and the remaining script. */
   reset(): void
   /** Stops the server, cutting hung connections. */
@@ -210,6 +225,45 @@ export const start = async (): Promise<MockGraph> => {
   // Unique across servers too, like real wamids, so tests can tell sends apart.
   const prefix = randomBytes(6).toString("hex")
   let sent = 0
+  const files = new Map<
+    string,
+    { readonly bytes: Uint8Array; readonly mimeType: string; readonly sha256: string; failDownloads: number }
+  >()
+  let url = ""
+
+  // Graph's media endpoints (the id's URL, then the bytes), for an unscripted GET.
+  const serveMedia = (path: string, response: ServerResponse) => {
+    const bytesOf = /^\/files\/(.+)$/.exec(path)
+    if (bytesOf !== null) {
+      const file = files.get(decodeURIComponent(bytesOf[1]!))
+      if (file === undefined) return write(response, 404, "application/json", JSON.stringify(graphErrorBody(100)))
+      if (file.failDownloads > 0) {
+        file.failDownloads--
+        return write(response, 503, "text/plain", "Service Unavailable")
+      }
+      response.writeHead(200, { "content-type": file.mimeType, "content-length": file.bytes.length })
+      return response.end(file.bytes)
+    }
+    const id = decodeURIComponent(path.split("/").at(-1) ?? "")
+    const file = files.get(id)
+    if (file === undefined) {
+      const message = `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`
+      return write(response, 400, "application/json", JSON.stringify(graphErrorBody(100, { message, subcode: 33 })))
+    }
+    return write(
+      response,
+      200,
+      "application/json",
+      JSON.stringify({
+        messaging_product: "whatsapp",
+        url: `${url}/files/${encodeURIComponent(id)}`,
+        mime_type: file.mimeType,
+        sha256: file.sha256,
+        file_size: file.bytes.length,
+        id
+      })
+    )
+  }
 
   const write = (response: ServerResponse, status: number, contentType: string, body: string, delayMs = 0) => {
     const send = () => {
@@ -227,7 +281,8 @@ export const start = async (): Promise<MockGraph> => {
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const receivedAt = Date.now()
     // Taken on arrival, so the script follows arrival order even when bodies finish out of order.
-    const reply = script.shift() ?? Reply.success()
+    const scripted = script.shift()
+    const reply = scripted ?? Reply.success()
     const rawBody = await readBody(request)
     const body = parseJson(rawBody)
     const to = recipientOf(body)
@@ -247,6 +302,7 @@ export const start = async (): Promise<MockGraph> => {
       messageId
     })
     for (const waiter of waiters) if (recorded.length >= waiter.count) waiter.settle()
+    if (scripted === undefined && request.method === "GET") return serveMedia(recorded.at(-1)!.path, response)
     switch (reply.kind) {
       case "success":
         return write(
@@ -284,7 +340,7 @@ export const start = async (): Promise<MockGraph> => {
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => resolve())
   })
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   const waitFor = (count: number, timeoutMs = 5_000) =>
     new Promise<ReadonlyArray<RecordedRequest>>((resolve, reject) => {
@@ -322,10 +378,19 @@ export const start = async (): Promise<MockGraph> => {
       script.push(...replies)
     },
     requests: () => [...recorded],
+    media: (id, bytes, options = {}) => {
+      files.set(id, {
+        bytes,
+        mimeType: options.mimeType ?? "application/octet-stream",
+        sha256: options.sha256 ?? createHash("sha256").update(bytes).digest("hex"),
+        failDownloads: options.failDownloads ?? 0
+      })
+    },
     waitFor,
     reset: () => {
       script.length = 0
       recorded.length = 0
+      files.clear()
     },
     close
   }

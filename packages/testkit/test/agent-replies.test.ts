@@ -122,6 +122,31 @@ for (const [name, wiring] of Wirings.wirings) {
       ])
     })
 
+    it("does not answer an opt-out or opt-in keyword: the lead asked for silence, not a reply", async () => {
+      const from = nextWaId()
+      expect((await postWebhook(stage.server, inbound(from, "Stop"))).status).toBe(200)
+      expect((await postWebhook(stage.server, inbound(from, "START"))).status).toBe(200)
+      const conversation = await until(
+        () => conversationOf(from),
+        (c) => c !== undefined,
+        10_000
+      )
+      await sleep(700)
+      const thread = await messagesOf(conversation.id)
+      expect(thread.map((m) => [m.direction, m.text])).toEqual([
+        ["inbound", "START"],
+        ["inbound", "Stop"]
+      ])
+      // The next question is answered as before.
+      expect((await postWebhook(stage.server, inbound(from, "Do you deliver to Campinas?"))).status).toBe(200)
+      const answered = await until(
+        () => messagesOf(conversation.id),
+        (messages) => messages.some((m) => m.sender_type === "agent"),
+        10_000
+      )
+      expect(answered.filter((m) => m.sender_type === "agent")).toHaveLength(1)
+    })
+
     it("leaves a conversation a person is assigned to alone", async () => {
       const from = nextWaId()
       expect((await postWebhook(stage.server, inbound(from, "zzyzx"))).status).toBe(200)

@@ -4,6 +4,8 @@ import * as Ids from "../Ids.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { SourceRemoval } from "../knowledge/SourceRemoval.ts"
 import { InboundReceived } from "../messages/InboundReceived.ts"
+import { intentOf } from "../optouts/OptOutKeywords.ts"
+import { DEFAULT_SETTINGS, OptOutSettingsRepo } from "../optouts/OptOutSettings.ts"
 import { AgentJobsRepo } from "./AgentJobsRepo.ts"
 import { isHeld } from "./AgentResponder.ts"
 import { forgetSource } from "./Agents.ts"
@@ -11,7 +13,9 @@ import { AgentsRepo } from "./AgentsRepo.ts"
 
 /**
  * The account's enabled agent is to answer each new text message of a conversation no person
- * holds. The job commits with the message, so a crash forgets none.
+ * holds, but an opt-out or opt-in keyword (docs/contract-messaging.md §8.6): the lead asked for
+ * silence, or only to come back, not for an answer. The job commits with the message, so a crash
+ * forgets none.
  */
 export const answerInbound = Hook.on(
   InboundReceived,
@@ -19,15 +23,19 @@ export const answerInbound = Hook.on(
   Effect.gen(function* () {
     const agents = yield* AgentsRepo
     const agentJobs = yield* AgentJobsRepo
+    const optOutSettings = yield* OptOutSettingsRepo
     return ({ accountId, messages, threads }) =>
       Effect.gen(function* () {
         const agent = yield* agents.enabledOn(accountId, "whatsapp")
         if (agent === undefined) return
         const threadById = new Map(threads.map((thread) => [thread.id, thread]))
-        const answerable = messages.filter(
+        const texts = messages.filter(
           (message) =>
             message.type === "text" && message.text !== null && !isHeld(threadById.get(message.conversation_id)!)
         )
+        if (texts.length === 0) return
+        const keywords = (yield* optOutSettings.find(accountId)) ?? DEFAULT_SETTINGS
+        const answerable = texts.filter((message) => intentOf(keywords, message.text) === undefined)
         const jobs = []
         for (const message of answerable) {
           jobs.push({

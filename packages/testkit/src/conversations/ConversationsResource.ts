@@ -270,11 +270,7 @@ export const messages: Resource.Resource = {
     ],
     ids: {
       field: "id",
-      parameters: [
-        "/api/v1/messages/{id} id",
-        "/api/v1/messages/{id}/reactions id",
-        "/api/v1/messages/{id}/media id"
-      ],
+      parameters: ["/api/v1/messages/{id} id", "/api/v1/messages/{id}/reactions id", "/api/v1/messages/{id}/media id"],
       make: async ({ target }, account) => {
         const made = await makeConversation(
           target,

@@ -5,6 +5,7 @@ import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import * as TemplateSync from "@leadline/core/templates/TemplateSync"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MessageSender from "@leadline/core/messages/Sender"
@@ -51,6 +52,8 @@ export interface LoopOptions {
   readonly agentPollMillis?: number | undefined
   /** How often `url` knowledge sources are looked for, or `false` not to fetch them (1 s unless set). */
   readonly knowledgeFetcher?: false | { readonly intervalMillis?: number | undefined } | undefined
+  /** The scheduled sync of WhatsApp templates from Meta; off unless given (`WHATSAPP_TEMPLATES_SYNC_SECONDS`). */
+  readonly templateSync?: false | { readonly intervalMillis: number } | undefined
 }
 
 const resolverLayer = (network: Network) =>
@@ -58,8 +61,9 @@ const resolverLayer = (network: Network) =>
 
 /**
  * What runs beside the API (and alone in `leadline worker`): webhook deliveries, the message
- * sender, the snooze loop, the agents' responder and the knowledge page fetcher. The caller
- * provides the message transport (a server shares its one with the simulator's route).
+ * sender, the snooze loop, the agents' responder, the knowledge page fetcher and the template sync.
+ * The caller provides the message transport and the templates' Graph beside it (a server shares
+ * them with the simulator's route and the template routes).
  */
 export const loops = (options: LoopOptions) =>
   Layer.mergeAll(
@@ -72,7 +76,10 @@ export const loops = (options: LoopOptions) =>
     options.sender === false ? Layer.empty : MessageSender.layer(options.sender),
     Snoozer.layer({ intervalMillis: options.snoozeCheckMillis }),
     AgentResponder.loop({ intervalMillis: options.agentPollMillis }),
-    options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher)
+    options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher),
+    options.templateSync === undefined || options.templateSync === false
+      ? Layer.empty
+      : TemplateSync.loop(options.templateSync)
   )
 
 export interface ApiOptions extends LoopOptions {

@@ -13,7 +13,8 @@ export const loopOptions = (
 ): Composition.LoopOptions => ({
   network: { allowPrivate: config.allowPrivateWebhookUrls },
   webhooks: options.webhooks ? workerOptions(config) : false,
-  sender: WhatsApp.senderOptions(config)
+  sender: WhatsApp.senderOptions(config),
+  templateSync: WhatsApp.templateSyncOptions(config)
 })
 
 /**

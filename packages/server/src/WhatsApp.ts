@@ -1,6 +1,8 @@
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type * as MessageSender from "@leadline/core/messages/Sender"
+import * as CloudTemplates from "@leadline/whatsapp-adapter/cloud/CloudTemplates"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
+import * as SimulatorTemplates from "@leadline/whatsapp-adapter/simulator/SimulatorTemplates"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import type { ServerConfig } from "./Config.ts"
 import { resolveSecret } from "./SecretFile.ts"
@@ -35,9 +37,18 @@ export const metaApp = (config: ServerConfig) =>
     return { appSecret, verifyToken }
   })
 
-/** The transport the sender uses: the simulator (offline, the default) or Meta's Cloud API. */
+/**
+ * The transport the sender uses and the templates' Graph beside it: the simulator's (offline, the
+ * default) or Meta's Cloud API.
+ */
 export const transport = (config: ServerConfig) =>
-  config.whatsappTransport === "cloud" ? CloudTransport.layerConfig : SimulatorTransport.layerConfig
+  config.whatsappTransport === "cloud"
+    ? Layer.merge(CloudTransport.layerConfig, CloudTemplates.layerConfig)
+    : Layer.merge(SimulatorTransport.layerConfig, SimulatorTemplates.layerConfig)
+
+/** The scheduled template sync, or `false` when `WHATSAPP_TEMPLATES_SYNC_SECONDS=0`. */
+export const templateSyncOptions = (config: ServerConfig): false | { readonly intervalMillis: number } =>
+  config.templatesSyncSeconds > 0 ? { intervalMillis: config.templatesSyncSeconds * 1000 } : false
 
 /** The message sender's settings, or `false` when `WHATSAPP_SENDER_ENABLED=false`. */
 export const senderOptions = (config: ServerConfig): false | MessageSender.Options =>

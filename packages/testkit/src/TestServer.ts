@@ -2,6 +2,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
+import type { TemplateGraph } from "@leadline/core/templates/TemplateGraph"
 import type * as MessageSender from "@leadline/core/messages/Sender"
 import type * as Services from "@leadline/core/Services"
 import { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
@@ -15,6 +16,7 @@ import * as MemoryApp from "@leadline/memory-adapter/MemoryApp"
 import * as Composition from "@leadline/server/Composition"
 import type * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import type * as Worker from "@leadline/webhook-worker/Worker"
+import * as SimulatorTemplates from "@leadline/whatsapp-adapter/simulator/SimulatorTemplates"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
 
@@ -60,6 +62,10 @@ export interface StartOptions {
         readonly sender?: boolean | undefined
         /** What the sender sends through: the simulator (statuses at once) unless given. */
         readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services | WebhookReceiver> | undefined
+        /** Meta's template endpoints: the simulator's (reviews at once) unless given. */
+        readonly templates?: Layer.Layer<TemplateGraph, unknown, Services.Services | WebhookReceiver> | undefined
+        /** The scheduled template sync; off unless given. */
+        readonly templateSync?: { readonly intervalMillis: number } | undefined
         readonly senderOptions?: MessageSender.Options | undefined
         /** How often snoozed conversations are reopened when due (30 s). */
         readonly snoozeCheckMillis?: number | undefined
@@ -100,10 +106,14 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     sender: options.messaging?.sender === false ? false : { ratePerChannel: 0, ...options.messaging?.senderOptions },
     snoozeCheckMillis: options.messaging?.snoozeCheckMillis,
     agentPollMillis: 100,
-    knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 }
+    knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 },
+    templateSync: options.messaging?.templateSync
   })
   // The transport serves the sender and, for the simulator, the operator's customer route.
-  const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
+  const transport = Layer.merge(
+    options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] }),
+    options.messaging?.templates ?? SimulatorTemplates.layer({ reviewMs: 0 })
+  )
   const layer = HttpRouter.serve(
     api.pipe(
       Layer.provide(transport),

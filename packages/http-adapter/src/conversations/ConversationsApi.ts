@@ -1,16 +1,28 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
+import { LeadOptedOut as LeadOptedOutError } from "@leadline/core/messages/LeadOptedOut"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
-import { Conflict, Forbidden, MessageLimitReached, NotFound, ValidationError, WindowClosed } from "../WireErrors.ts"
+import { Conflict, Forbidden, MessageLimitReached, NotFound, of, ValidationError, WindowClosed } from "../WireErrors.ts"
 
 /** What a send can answer besides 201 (docs/contract-messaging.md §5.2, in the order they are checked). */
-export const SEND_ERRORS = [Forbidden, NotFound, ValidationError, Conflict, WindowClosed, MessageLimitReached] as const
+/** A MARKETING template to an opted-out lead (docs/contract-messaging.md §8.6). */
+export const LeadOptedOut = of(LeadOptedOutError)
+
+export const SEND_ERRORS = [
+  Forbidden,
+  NotFound,
+  ValidationError,
+  Conflict,
+  WindowClosed,
+  MessageLimitReached,
+  LeadOptedOut
+] as const
 
 export const ConversationList = Schema.Struct({ conversations: Schema.Array(Conversation), meta: Meta }).annotate({
   identifier: "ConversationList"

@@ -84,6 +84,20 @@ export const layer = Layer.effect(
         orDie(
           sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid AND status = 'active'
               ORDER BY created_at, id`.pipe(Effect.flatMap(decodeChannels))
+        ),
+      withBusinessAccount: () =>
+        orDie(
+          sql`SELECT ${columns}, account_id::text AS account_id, access_token FROM channels
+              WHERE status = 'active' AND business_account_id IS NOT NULL
+              ORDER BY id`.pipe(Effect.flatMap(decodeConnections))
+        ).pipe(
+          Effect.map((rows) =>
+            rows.map(({ account_id, access_token, ...channel }) => ({
+              accountId: account_id,
+              channel,
+              accessToken: Redacted.make(access_token)
+            }))
+          )
         )
     })
   })

@@ -1,6 +1,8 @@
 import * as CloudTemplates from "@leadline/whatsapp-adapter/cloud/CloudTemplates"
+import * as MetaTemplateWebhook from "@leadline/whatsapp-adapter/meta/MetaTemplateWebhook"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
+import { postWebhook } from "../src/conversations/ConversationsResource.ts"
 import { makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import { nextBusinessAccountId, templateBody } from "../src/templates/TemplatesResource.ts"
@@ -103,6 +105,39 @@ describe("templates through the Cloud API, against a mock Graph server", () => {
       ["DELETE", `/v24.0/${waba}/message_templates`, { name: body.name, hsm_id: "8801" }]
     ])
     expect(await list(key)).toEqual([])
+  })
+
+  it("a review webhook that beats Meta's answer to the create is kept: found by name and language", async () => {
+    const { key, waba, channel } = await setUp()
+    // Meta answers the create after 400 ms; its review webhook arrives in between.
+    graph.script(
+      MockGraph.Reply.raw(
+        200,
+        JSON.stringify({ id: "8802", status: "PENDING", category: "UTILITY" }),
+        "application/json",
+        400
+      )
+    )
+    const body = templateBody({ channel_id: channel.id })
+    const creating = post(key, "/api/v1/templates", body)
+    await graph.waitFor(1)
+    const review = MetaTemplateWebhook.templatesPayload(
+      waba,
+      [
+        {
+          field: "message_template_status_update",
+          event: "APPROVED",
+          externalId: "8802",
+          name: body.name,
+          language: "en_US"
+        }
+      ],
+      new Date()
+    )
+    expect((await postWebhook(server, review)).status).toBe(200)
+    const reply = await creating
+    expect(reply.status, reply.text).toBe(201)
+    expect(reply.body).toMatchObject({ external_id: "8802", status: "APPROVED", name: body.name })
   })
 
   it("Meta refusing is a 502 whatsapp_provider_error with Graph's message, and nothing changes", async () => {

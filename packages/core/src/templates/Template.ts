@@ -192,6 +192,9 @@ export type SyncResult = typeof SyncResult.Type
 export interface TemplateUpdate {
   readonly businessAccountId: string
   readonly externalId: string
+  /** Meta's name and language of it: they find a template whose create has not recorded Meta's id yet. */
+  readonly name?: string | undefined
+  readonly language?: string | undefined
   readonly status?: string | undefined
   readonly rejectedReason?: string | null | undefined
   readonly quality?: string | undefined

@@ -211,40 +211,43 @@ export class Templates extends Context.Service<
         if (waba === null) {
           return yield* invalidField("channel_id", "the channel has no business_account_id: templates belong to one")
         }
-        const known = yield* repo.ofBusinessAccount(accountId, waba)
-        if (known.templates.some((t) => t.name === input.name && t.language === input.language)) {
-          return yield* new Conflict({ message: `A template ${input.name} in ${input.language} exists already` })
-        }
         const connection = yield* channels.connection(channel.phone_number_id)
         if (connection === undefined) return yield* invalidField("channel_id", "no such channel in this account")
         const meta = yield* graph
-        const created = yield* Effect.mapError(
-          meta.create(businessAccount(connection), {
-            name: input.name,
-            language: input.language,
-            category: input.category,
-            components: input.components
-          }),
-          providerError
-        )
         const now = yield* Ids.now
+        // Stored before Meta is asked, so a review webhook that beats Meta's answer finds it by
+        // name and language; taken out again when Meta refuses.
         const template: MessageTemplate = {
           id: yield* Ids.make("tpl"),
           business_account_id: waba,
-          external_id: created.externalId,
+          external_id: null,
           name: input.name,
           language: input.language,
-          // Meta may move it to another category (its answer, then `template_category_update`).
-          category: created.category,
-          status: created.status,
+          category: input.category,
+          status: "PENDING",
           quality: "UNKNOWN",
           rejected_reason: null,
           components: input.components,
           created_at: now,
           updated_at: now
         }
-        yield* transactor.withTransaction(repo.upsert(accountId, template))
-        return template
+        if (!(yield* transactor.withTransaction(repo.insert(accountId, template)))) {
+          return yield* new Conflict({ message: `A template ${input.name} in ${input.language} exists already` })
+        }
+        const created = yield* meta
+          .create(businessAccount(connection), {
+            name: input.name,
+            language: input.language,
+            category: input.category,
+            components: input.components
+          })
+          .pipe(
+            Effect.tapError(() => transactor.withTransaction(repo.remove(accountId, [template.id]))),
+            Effect.mapError(providerError)
+          )
+        // Meta may move it to another category (its answer, then `template_category_update`).
+        yield* transactor.withTransaction(repo.recordCreated(accountId, template.id, created, yield* Ids.now))
+        return (yield* repo.find(accountId, template.id)) ?? template
       }, Tracing.span("Templates.create"))
 
       const remove = Effect.fnUntraced(function* (id: string) {

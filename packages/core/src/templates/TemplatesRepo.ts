@@ -30,10 +30,23 @@ export class TemplatesRepo extends Context.Service<
       templates: ReadonlyArray<MessageTemplate>,
       now: string
     ) => Effect.Effect<void>
-    /** Inserts, or replaces the template of the same WABA, name and language. */
-    readonly upsert: (accountId: string, template: MessageTemplate) => Effect.Effect<void>
+    /** Inserts; false when the WABA has a template of that name and language already. */
+    readonly insert: (accountId: string, template: MessageTemplate) => Effect.Effect<boolean>
+    /**
+     * Meta's answer to a create: its id and category, and its status unless a webhook moved the
+     * template out of PENDING first.
+     */
+    readonly recordCreated: (
+      accountId: string,
+      id: string,
+      created: { readonly externalId: string; readonly status: string; readonly category: string },
+      now: string
+    ) => Effect.Effect<void>
     readonly remove: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
-    /** Meta's webhook: every account's template with that WABA and Meta id; how many changed. */
+    /**
+     * Meta's webhook: every account's template with that WABA and Meta id, or, not knowing Meta's id
+     * yet (its create is under way), that name and language; how many changed.
+     */
     readonly applyUpdate: (update: TemplateUpdate, now: string) => Effect.Effect<number>
     /**
      * Takes the WABA's sync until `until` unless another process holds it (true: ours). The

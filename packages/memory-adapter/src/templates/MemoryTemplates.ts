@@ -45,15 +45,6 @@ export const layer = Layer.sync(TemplatesRepo)(() => {
     if (syncs.get(MemoryTable.key(sync.accountId, sync.businessAccountId)) === undefined) syncs.insert(tx, sync)
     else syncs.update(tx, sync)
   }
-  const upsert = (tx: Tx, accountId: string, template: MessageTemplate) => {
-    const same = templates.find(
-      "named",
-      MemoryTable.key(accountId, template.business_account_id, template.name, template.language)
-    )
-    if (same !== undefined) templates.remove(tx, MemoryTable.key(accountId, same.template.id))
-    templates.insert(tx, { accountId, template })
-  }
-
   return TemplatesRepo.of({
     list: (accountId, filter, page) =>
       Effect.sync(() => {
@@ -83,7 +74,23 @@ export const layer = Layer.sync(TemplatesRepo)(() => {
         const before = syncs.get(MemoryTable.key(accountId, waba))
         putSync(tx, { accountId, businessAccountId: waba, syncedAt: now, claimedUntil: before?.claimedUntil ?? null })
       }),
-    upsert: (accountId, template) => atomically((tx) => upsert(tx, accountId, template)),
+    insert: (accountId, template) => atomically((tx) => templates.insert(tx, { accountId, template }) === undefined),
+    recordCreated: (accountId, id, created, now) =>
+      atomically((tx) => {
+        const row = templates.get(MemoryTable.key(accountId, id))
+        if (row === undefined) return
+        const t = row.template
+        templates.update(tx, {
+          ...row,
+          template: {
+            ...t,
+            external_id: created.externalId,
+            category: created.category,
+            status: t.status === "PENDING" ? created.status : t.status,
+            updated_at: now
+          }
+        })
+      }),
     remove: (accountId, ids) =>
       atomically((tx) => {
         for (const id of ids) {
@@ -92,7 +99,20 @@ export const layer = Layer.sync(TemplatesRepo)(() => {
       }),
     applyUpdate: (update, now) =>
       atomically((tx) => {
-        const rows = [...templates.scan("meta", MemoryTable.key(update.businessAccountId, update.externalId))]
+        const byName =
+          update.name === undefined || update.language === undefined
+            ? []
+            : [...templates.rows()].filter(
+                (row) =>
+                  row.template.business_account_id === update.businessAccountId &&
+                  row.template.external_id === null &&
+                  row.template.name === update.name &&
+                  row.template.language === update.language
+              )
+        const rows = [
+          ...templates.scan("meta", MemoryTable.key(update.businessAccountId, update.externalId)),
+          ...byName
+        ]
         for (const row of rows) {
           const t = row.template
           templates.update(tx, {

@@ -35,7 +35,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(COLUMNS)
 
-    const insert = (accountId: string, t: MessageTemplate) =>
+    const put = (accountId: string, t: MessageTemplate) =>
       sql`INSERT INTO message_templates (account_id, id, business_account_id, external_id, name, language, category,
             status, quality, rejected_reason, components, created_at, updated_at)
           VALUES (${accountId}::uuid, ${t.id}, ${t.business_account_id}, ${t.external_id}, ${t.name}, ${t.language},
@@ -85,13 +85,29 @@ export const layer = Layer.effect(
           Effect.gen(function* () {
             yield* sql`DELETE FROM message_templates
                        WHERE account_id = ${accountId}::uuid AND business_account_id = ${businessAccountId}`
-            for (const template of templates) yield* insert(accountId, template)
+            for (const template of templates) yield* put(accountId, template)
             yield* sql`INSERT INTO template_syncs (account_id, business_account_id, synced_at)
                        VALUES (${accountId}::uuid, ${businessAccountId}, ${now}::timestamptz)
                        ON CONFLICT (account_id, business_account_id) DO UPDATE SET synced_at = EXCLUDED.synced_at`
           })
         ),
-      upsert: (accountId, template) => orDie(insert(accountId, template)).pipe(Effect.asVoid),
+      insert: (accountId, t) =>
+        orDie(
+          sql<{ id: string }>`INSERT INTO message_templates (account_id, id, business_account_id, external_id, name,
+                language, category, status, quality, rejected_reason, components, created_at, updated_at)
+              VALUES (${accountId}::uuid, ${t.id}, ${t.business_account_id}, ${t.external_id}, ${t.name}, ${t.language},
+                ${t.category}, ${t.status}, ${t.quality}, ${t.rejected_reason}, ${JSON.stringify(t.components)}::jsonb,
+                ${t.created_at}::timestamptz, ${t.updated_at}::timestamptz)
+              ON CONFLICT (account_id, business_account_id, name, language) DO NOTHING
+              RETURNING id`
+        ).pipe(Effect.map((rows) => rows.length === 1)),
+      recordCreated: (accountId, id, created, now) =>
+        orDie(
+          sql`UPDATE message_templates SET external_id = ${created.externalId}, category = ${created.category},
+                status = CASE WHEN status = 'PENDING' THEN ${created.status} ELSE status END,
+                updated_at = ${now}::timestamptz
+              WHERE account_id = ${accountId}::uuid AND id = ${id}`
+        ).pipe(Effect.asVoid),
       remove: (accountId, ids) =>
         ids.length === 0
           ? Effect.void
@@ -107,7 +123,9 @@ export const layer = Layer.effect(
                 quality = coalesce(${update.quality ?? null}, quality),
                 category = coalesce(${update.category ?? null}, category),
                 updated_at = ${now}::timestamptz
-              WHERE business_account_id = ${update.businessAccountId} AND external_id = ${update.externalId}
+              WHERE business_account_id = ${update.businessAccountId}
+                AND (external_id = ${update.externalId}
+                     OR (external_id IS NULL AND name = ${update.name ?? null} AND language = ${update.language ?? null}))
               RETURNING id`
         ).pipe(Effect.map((rows) => rows.length)),
       claimSync: (accountId, businessAccountId, now, until) =>

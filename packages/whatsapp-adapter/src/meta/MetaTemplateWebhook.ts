@@ -56,7 +56,10 @@ const readChange = (businessAccountId: string, change: Json): TemplateUpdate | u
             const category = word(value.new_category) ?? word(value.correct_category)
             return category === undefined ? undefined : { category }
           })()
-  return what === undefined ? undefined : { ...what, businessAccountId, externalId }
+  if (what === undefined) return undefined
+  const name = typeof value.message_template_name === "string" ? value.message_template_name : undefined
+  const language = typeof value.message_template_language === "string" ? value.message_template_language : undefined
+  return { ...what, businessAccountId, externalId, name, language }
 }
 
 const decoder = new TextDecoder("utf-8")

@@ -19,6 +19,14 @@ const status = (event: string, reason?: string) => ({
   }
 })
 
+/** What every update names: the WABA, Meta's id, and the name and language. */
+const template = {
+  businessAccountId: "102290129340398",
+  externalId: "594425479261596",
+  name: "order_update",
+  language: "en_US"
+}
+
 describe("MetaTemplateWebhook.parse", () => {
   it("reads status, quality and category changes of a WABA's templates, in order", () => {
     const updates = MetaTemplateWebhook.parse(
@@ -50,11 +58,10 @@ describe("MetaTemplateWebhook.parse", () => {
       {
         status: "REJECTED",
         rejectedReason: "INVALID_FORMAT",
-        businessAccountId: "102290129340398",
-        externalId: "594425479261596"
+        ...template
       },
-      { quality: "YELLOW", businessAccountId: "102290129340398", externalId: "594425479261596" },
-      { category: "MARKETING", businessAccountId: "102290129340398", externalId: "594425479261596" }
+      { quality: "YELLOW", ...template },
+      { category: "MARKETING", ...template }
     ])
   })
 
@@ -105,7 +112,14 @@ describe("MetaTemplateWebhook.parse", () => {
       new Date(0)
     )
     assert.deepStrictEqual(MetaTemplateWebhook.parse(raw), [
-      { status: "APPROVED", rejectedReason: null, businessAccountId: "102290129340398", externalId: "1001" }
+      {
+        status: "APPROVED",
+        rejectedReason: null,
+        businessAccountId: "102290129340398",
+        externalId: "1001",
+        name: "order_update",
+        language: "en_US"
+      }
     ])
     const parsed = MetaWebhook.parse(raw)
     assert.strictEqual(parsed._tag, "Changes")

@@ -247,7 +247,17 @@ export class Templates extends Context.Service<
           )
         // Meta may move it to another category (its answer, then `template_category_update`).
         yield* transactor.withTransaction(repo.recordCreated(accountId, template.id, created, yield* Ids.now))
-        return (yield* repo.find(accountId, template.id)) ?? template
+        const stored = yield* repo.find(accountId, template.id)
+        if (stored !== undefined) return stored
+        // A sync replaced the list while Meta was asked, before Meta listed this one: stored again.
+        const answered: MessageTemplate = {
+          ...template,
+          external_id: created.externalId,
+          status: created.status,
+          category: created.category
+        }
+        yield* transactor.withTransaction(repo.insert(accountId, answered))
+        return answered
       }, Tracing.span("Templates.create"))
 
       const remove = Effect.fnUntraced(function* (id: string) {

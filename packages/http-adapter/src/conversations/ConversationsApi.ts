@@ -86,7 +86,7 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       OpenApi.annotations({
         summary: "Send a message in a conversation",
         description:
-          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. Free-form `text` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
+          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. Free-form `text` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); a template the channel's synced template list refuses is a 400 naming `template.name`, `template.language` or `template.components`, and a MARKETING one to an opted-out lead a 409 `lead_opted_out`; 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
       })
     )
   )

@@ -115,6 +115,29 @@ export const contract = (context: ContractContext) => {
       expect((await get(account.ownerKey, `${TEMPLATES_PATH}?status=PENDING`)).body.templates).toEqual([])
     })
 
+    it("lists by name and language, filtered by status, name and business account; a status Meta has not is a 400", async () => {
+      const { key, channel, utility, marketing } = await synced()
+      const other = await createWabaChannel(context.target, key)
+      const elsewhere = await createTemplate(context.target, key, {
+        channel_id: other.id,
+        name: utility.name,
+        language: "es"
+      })
+      const names = async (query: string) => {
+        const reply = await get(key, `${TEMPLATES_PATH}${query}`)
+        expect(reply.status, reply.text).toBe(200)
+        return reply.body.templates.map((t: { id: string }) => t.id)
+      }
+      expect(await names("")).toEqual([utility.id, elsewhere.id, marketing.id])
+      expect(await names(`?name=${utility.name}`)).toEqual([utility.id, elsewhere.id])
+      expect(await names(`?business_account_id=${channel.business_account_id}`)).toEqual([utility.id, marketing.id])
+      expect(await names("?status=REJECTED")).toEqual([])
+      expect(await names("?limit=1&offset=1")).toEqual([elsewhere.id])
+      const bad = await get(key, `${TEMPLATES_PATH}?status=approved`)
+      expect(bad.status, bad.text).toBe(400)
+      expect(bad.body.details.map((d: { path: string }) => d.path)).toEqual(["status"])
+    })
+
     it("a template Meta rejects is REJECTED with Meta's reason", async () => {
       const account = await makeAccount(context.target)
       const channel = await createWabaChannel(context.target, account.ownerKey)

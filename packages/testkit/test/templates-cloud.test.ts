@@ -151,6 +151,20 @@ describe("templates through the Cloud API, against a mock Graph server", () => {
     })
     expect(await list(key)).toEqual([])
 
+    graph.script(
+      MockGraphTemplates.created("8803"),
+      MockGraph.Reply.graphError(400, 100, { message: "Invalid parameter" })
+    )
+    const made = await post(key, "/api/v1/templates", templateBody({ channel_id: channel.id }))
+    expect(made.status, made.text).toBe(201)
+    const removal = await call(server, "DELETE", `/api/v1/templates/${made.body.id}`, { auth: key })
+    expect(removal.status, removal.text).toBe(502)
+    expect(removal.body).toEqual({
+      error: "WhatsApp (Graph error 100): Invalid parameter",
+      code: "whatsapp_provider_error"
+    })
+    expect((await list(key)).map((t: { id: string }) => t.id)).toEqual([made.body.id])
+
     graph.script(MockGraph.Reply.graphError(401, 190, { message: "Error validating access token" }))
     const sync = await post(key, "/api/v1/template-syncs")
     expect(sync.status, sync.text).toBe(502)

@@ -22,8 +22,13 @@ const noNodeModules = (): Plugin => {
   }
 }
 
-/** Gzipped JavaScript above this fails the build: the page should stay small (it was ~115 KB when this was set). */
-const BUDGET_GZIP_BYTES = 160 * 1024
+/**
+ * Gzipped JavaScript above this fails the build: the page should stay small (it was ~115 KB when
+ * this was set at 160 KB). Raised to 168 KB when WhatsApp's templates, media, interactive messages
+ * and opt-outs (issue 32) added their routes: the typed client carries every route's schemas
+ * (163 KB then). Trimming it is issue 34's (a client of the dashboard's own routes, or pages split).
+ */
+const BUDGET_GZIP_BYTES = 168 * 1024
 
 const bundleBudget = (): Plugin => ({
   name: "leadline:bundle-budget",

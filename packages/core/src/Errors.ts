@@ -335,6 +335,74 @@ export class IdempotencyKeyReused extends DomainError<IdempotencyKeyReused>()(
   }
 ) {}
 
+// WhatsApp (docs/contract-messaging.md): the errors of its files, read receipts, templates and opt-outs.
+
+/** The message has a file, but its bytes are not kept (yet, or ever): docs/contract-messaging.md §5.8. */
+export class MediaNotStored extends DomainError<MediaNotStored>()(
+  "MediaNotStored",
+  { id: Schema.String, state: Schema.Literals(["pending", "failed"]), reason: Schema.NullOr(Schema.String) },
+  {
+    status: 409,
+    code: "media_not_stored",
+    description: "The message's file is still being fetched from WhatsApp (pending), or could not be kept (failed).",
+    message: ({ id, state, reason }) =>
+      state === "pending"
+        ? `The file of message ${id} is still being fetched; try again shortly`
+        : `The file of message ${id} could not be kept (${reason ?? "failed"})`,
+    details: {
+      of: ({ state, reason }) => [{ path: "media.state", message: reason === null ? state : `${state}: ${reason}` }],
+      description: "The media's state, and the reason when it failed"
+    }
+  }
+) {}
+
+/** A MARKETING template sent through the API to a lead that opted out (docs/contract-messaging.md §8.6). */
+export class LeadOptedOut extends DomainError<LeadOptedOut>()(
+  "LeadOptedOut",
+  { leadId: Schema.String, template: Schema.String },
+  {
+    status: 409,
+    code: "lead_opted_out",
+    description:
+      "A MARKETING template to a lead whose marketing_opt_out is set; utility and authentication templates and replies in the window still go. Nothing was queued.",
+    message: ({ leadId, template }) => `Lead ${leadId} opted out of marketing: ${template} is a MARKETING template`
+  }
+) {}
+
+/** Meta's template endpoints failed or refused the request; nothing changed in Leadline. */
+export class TemplateProviderError extends DomainError<TemplateProviderError>()(
+  "TemplateProviderError",
+  { message: Schema.String, providerCode: Schema.NullOr(Schema.Number) },
+  {
+    status: 502,
+    code: "whatsapp_provider_error",
+    description:
+      "Meta's Graph API failed or refused the template request; the message is Graph's own (it names what Meta objects to). Nothing changed in Leadline.",
+    // Graph's template messages name Meta's rules, never the token or the caller's other data.
+    message: ({ message, providerCode }) =>
+      providerCode === null ? `WhatsApp: ${message}` : `WhatsApp (Graph error ${providerCode}): ${message}`
+  }
+) {}
+
+/**
+ * WhatsApp refused a read receipt, or its answer never came (502 `provider_error`). Nothing was
+ * recorded, and marking read again is safe: WhatsApp treats a repeated receipt as one.
+ */
+export class ProviderRefused extends DomainError<ProviderRefused>()(
+  "ProviderRefused",
+  { providerCode: Schema.NullOr(Schema.Number) },
+  {
+    name: "ProviderError",
+    status: 502,
+    code: "provider_error",
+    description: "WhatsApp refused the request or did not answer; nothing was recorded, and it may be repeated.",
+    message: ({ providerCode }) =>
+      providerCode === null
+        ? "WhatsApp did not accept the read receipt"
+        : `WhatsApp did not accept the read receipt (error ${providerCode})`
+  }
+) {}
+
 /**
  * A store could not be reached (the database is down or the network to it is
  * cut). Adapters raise it as a defect; the transport answers 503 and the

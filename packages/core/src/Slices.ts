@@ -9,6 +9,7 @@ import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
+import * as TemplatesSlice from "./templates/TemplatesSlice.ts"
 import * as WhatsAppSlice from "./whatsapp/WhatsAppSlice.ts"
 
 /**
@@ -23,6 +24,7 @@ export const all = [
   // One line per resource:
   LeadsSlice.slice,
   ChannelsSlice.slice,
+  TemplatesSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
   WhatsAppSlice.slice,

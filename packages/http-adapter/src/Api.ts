@@ -12,6 +12,7 @@ import { AdminApi } from "./admin/AdminApi.ts"
 import { IdentityApi } from "./identity/IdentityApi.ts"
 import { KeysApi } from "./keys/KeysApi.ts"
 import { ChannelsApi } from "./channels/ChannelsApi.ts"
+import { TemplatesApi } from "./templates/TemplatesApi.ts"
 import { ConversationsApi } from "./conversations/ConversationsApi.ts"
 import { MessagesApi } from "./messages/MessagesApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
@@ -27,6 +28,7 @@ export class Api extends HttpApi.make("leadline")
   .add(AdminApi)
   .add(LeadsApi)
   .add(ChannelsApi)
+  .add(TemplatesApi)
   .add(ConversationsApi)
   .add(MessagesApi)
   .add(OptOutsApi)

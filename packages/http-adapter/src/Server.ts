@@ -20,6 +20,7 @@ import * as KnowledgeHandlers from "./knowledge/KnowledgeHandlers.ts"
 import * as AgentsHandlers from "./agents/AgentsHandlers.ts"
 import * as AiHandlers from "./ai/AiHandlers.ts"
 import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
+import * as TemplatesHandlers from "./templates/TemplatesHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
@@ -60,6 +61,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     AdminHandlers.layer,
     LeadsHandlers.layer,
     ChannelsHandlers.layer,
+    TemplatesHandlers.layer,
     ConversationsHandlers.layer,
     MessagesHandlers.layer,
     OptOutsHandlers.layer,

@@ -15,6 +15,7 @@ import * as MemoryMessages from "./messages/MemoryMessages.ts"
 import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
+import * as MemoryTemplates from "./templates/MemoryTemplates.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
 import * as MemoryMessageUsage from "./usage/MemoryMessageUsage.ts"
 import * as MemoryWebhooks from "./webhooks/MemoryWebhooks.ts"
@@ -35,6 +36,7 @@ export const all = [
   // One line per resource, in core's Slices.ts order:
   MemoryLeads.layer,
   MemoryChannels.layer,
+  MemoryTemplates.layer,
   MemoryConversations.layer,
   MemoryMessages.layer,
   MemoryMedia.layer,

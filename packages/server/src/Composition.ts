@@ -6,6 +6,7 @@ import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
 import type { MediaStore } from "@leadline/core/messages/MediaStore"
+import * as TemplateSync from "@leadline/core/templates/TemplateSync"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type { OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MessageSender from "@leadline/core/messages/Sender"
@@ -57,6 +58,8 @@ export interface LoopOptions {
   readonly knowledgeFetcher?: false | { readonly intervalMillis?: number | undefined } | undefined
   /** The inbound files' fetcher (Meta's limits unless set), or `false` not to fetch them. */
   readonly mediaFetcher?: false | MediaFetcher.Options | undefined
+  /** The scheduled sync of WhatsApp templates from Meta; off unless given (`WHATSAPP_TEMPLATES_SYNC_SECONDS`). */
+  readonly templateSync?: false | { readonly intervalMillis: number } | undefined
 }
 
 const resolverLayer = (network: Network) =>
@@ -64,9 +67,10 @@ const resolverLayer = (network: Network) =>
 
 /**
  * What runs beside the API (and alone in `leadline worker`): webhook deliveries, the message
- * sender, the snooze loop, the agents' responder, the knowledge page fetcher and the inbound
- * files' fetcher. The caller provides the message transport (a server shares its one with the
- * simulator's route) and the media downloader.
+ * sender, the snooze loop, the agents' responder, the knowledge page fetcher, the inbound files'
+ * fetcher and the template sync. The caller provides the message transport and the templates'
+ * Graph beside it (a server shares them with the simulator's route and the template routes), and
+ * the media downloader.
  */
 export const loops = (options: LoopOptions) =>
   Layer.mergeAll(
@@ -80,7 +84,10 @@ export const loops = (options: LoopOptions) =>
     Snoozer.layer({ intervalMillis: options.snoozeCheckMillis }),
     AgentResponder.loop({ intervalMillis: options.agentPollMillis }),
     options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher),
-    options.mediaFetcher === false ? Layer.empty : MediaFetcher.layer(options.mediaFetcher)
+    options.mediaFetcher === false ? Layer.empty : MediaFetcher.layer(options.mediaFetcher),
+    options.templateSync === undefined || options.templateSync === false
+      ? Layer.empty
+      : TemplateSync.loop(options.templateSync)
   )
 
 export interface ApiOptions extends LoopOptions {

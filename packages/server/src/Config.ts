@@ -110,7 +110,12 @@ export const ServerConfig = Config.all({
   senderLeaseSeconds: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "WHATSAPP_SENDER_LEASE_SECONDS").pipe(
     Config.withDefault(30)
   ),
-  media: MediaConfig
+  media: MediaConfig,
+  // How often each business account's templates are synced from Meta; 0: only on demand.
+  templatesSyncSeconds: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+    "WHATSAPP_TEMPLATES_SYNC_SECONDS"
+  ).pipe(Config.withDefault(900))
 })
 
 export type ServerConfig = Config.Success<typeof ServerConfig>

@@ -17,7 +17,8 @@ export const loopOptions = (
   network: { allowPrivate: config.allowPrivateWebhookUrls },
   webhooks: options.webhooks ? workerOptions(config) : false,
   sender: WhatsApp.senderOptions(config),
-  mediaFetcher: MediaConfig.fetcherOptions(config.media)
+  mediaFetcher: MediaConfig.fetcherOptions(config.media),
+  templateSync: WhatsApp.templateSyncOptions(config)
 })
 
 /**

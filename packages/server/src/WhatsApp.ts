@@ -1,8 +1,10 @@
 import { Effect, Layer, Option } from "effect"
 import type * as MessageSender from "@leadline/core/messages/Sender"
 import * as CloudMedia from "@leadline/whatsapp-adapter/cloud/CloudMedia"
+import * as CloudTemplates from "@leadline/whatsapp-adapter/cloud/CloudTemplates"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import * as SimulatorMedia from "@leadline/whatsapp-adapter/simulator/SimulatorMedia"
+import * as SimulatorTemplates from "@leadline/whatsapp-adapter/simulator/SimulatorTemplates"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import type { ServerConfig } from "./Config.ts"
 import { resolveSecret } from "./SecretFile.ts"
@@ -37,9 +39,18 @@ export const metaApp = (config: ServerConfig) =>
     return { appSecret, verifyToken }
   })
 
-/** The transport the sender uses: the simulator (offline, the default) or Meta's Cloud API. */
+/**
+ * The transport the sender uses and the templates' Graph beside it: the simulator's (offline, the
+ * default) or Meta's Cloud API.
+ */
 export const transport = (config: ServerConfig) =>
-  config.whatsappTransport === "cloud" ? CloudTransport.layerConfig : SimulatorTransport.layerConfig
+  config.whatsappTransport === "cloud"
+    ? Layer.merge(CloudTransport.layerConfig, CloudTemplates.layerConfig)
+    : Layer.merge(SimulatorTransport.layerConfig, SimulatorTemplates.layerConfig)
+
+/** The scheduled template sync, or `false` when `WHATSAPP_TEMPLATES_SYNC_SECONDS=0`. */
+export const templateSyncOptions = (config: ServerConfig): false | { readonly intervalMillis: number } =>
+  config.templatesSyncSeconds > 0 ? { intervalMillis: config.templatesSyncSeconds * 1000 } : false
 
 /** Where inbound files come from: the simulator's own (offline), or Graph with the transport's settings. */
 export const mediaDownloader = (config: ServerConfig) =>

@@ -129,6 +129,15 @@ describe("the README", () => {
     expect(out.toLowerCase()).toContain("content-length: 4096")
     expect(out.toLowerCase()).toMatch(/etag: "[0-9a-f]{64}"/)
     expect(out).toMatch(/\nLeadline simulator media sim-photo-\d+\n/)
+    // A template submitted, approved by the simulator's status webhook, synced, and checked on a send.
+    expect(out).toContain("\nAPPROVED\n")
+    expect(out).toMatch(
+      /\{"business_accounts":\[\{"business_account_id":"1\d+","templates":1,"removed":0\}\],"templates":1\}\n/
+    )
+    expect(out).toContain(
+      '{"error":"Invalid request body: template.components: order_ready (en_US) takes 2 body parameters; 1 given","code":"validation_error"'
+    )
+    expect(out).toMatch(/validation_error.*\n\s*queued\n?$/s)
     ownerKey = /"api_key":"(lk_[A-Za-z0-9_-]{43})"/.exec(out)![1]!
   })
 

@@ -12,6 +12,7 @@ import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as MessagesSlice from "./messages/MessagesSlice.ts"
 import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
+import * as TemplatesSlice from "./templates/TemplatesSlice.ts"
 import * as UsageSlice from "./usage/UsageSlice.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
@@ -31,6 +32,7 @@ export const all = [
   // One line per resource, in core's Slices.ts order:
   LeadsSlice.slice,
   ChannelsSlice.slice,
+  TemplatesSlice.slice,
   ConversationsSlice.slice,
   MessagesSlice.slice,
   OptOutsSlice.slice,

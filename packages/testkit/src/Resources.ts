@@ -14,6 +14,7 @@ import * as KnowledgeSlice from "./knowledge/KnowledgeSlice.ts"
 import * as LeadsSlice from "./leads/LeadsSlice.ts"
 import * as OptOutsSlice from "./optouts/OptOutsSlice.ts"
 import * as OrdersSlice from "./orders/OrdersSlice.ts"
+import * as TemplatesSlice from "./templates/TemplatesSlice.ts"
 import type * as Resource from "./Resource.ts"
 import * as WebhooksSlice from "./webhooks/WebhooksSlice.ts"
 
@@ -35,6 +36,7 @@ export const slices = [
   // One line per resource, in core's Slices.ts order:
   LeadsSlice.slice,
   ChannelsSlice.slice,
+  TemplatesSlice.slice,
   ConversationsSlice.slice,
   OptOutsSlice.slice,
   CampaignsSlice.slice,

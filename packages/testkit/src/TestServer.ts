@@ -2,6 +2,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
+import type { TemplateGraph } from "@leadline/core/templates/TemplateGraph"
 import type * as MessageSender from "@leadline/core/messages/Sender"
 import type { MediaDownloader } from "@leadline/core/whatsapp/MediaDownloader"
 import type * as MediaFetcher from "@leadline/core/whatsapp/MediaFetcher"
@@ -18,6 +19,7 @@ import * as Composition from "@leadline/server/Composition"
 import type * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import type * as Worker from "@leadline/webhook-worker/Worker"
 import * as SimulatorMedia from "@leadline/whatsapp-adapter/simulator/SimulatorMedia"
+import * as SimulatorTemplates from "@leadline/whatsapp-adapter/simulator/SimulatorTemplates"
 import * as SimulatorTransport from "@leadline/whatsapp-adapter/simulator/SimulatorTransport"
 import * as AdjustableClock from "./AdjustableClock.ts"
 
@@ -63,6 +65,10 @@ export interface StartOptions {
         readonly sender?: boolean | undefined
         /** What the sender sends through: the simulator (statuses at once) unless given. */
         readonly transport?: Layer.Layer<MessageTransport, unknown, Services.Services | WebhookReceiver> | undefined
+        /** Meta's template endpoints: the simulator's (reviews at once) unless given. */
+        readonly templates?: Layer.Layer<TemplateGraph, unknown, Services.Services | WebhookReceiver> | undefined
+        /** The scheduled template sync; off unless given. */
+        readonly templateSync?: { readonly intervalMillis: number } | undefined
         readonly senderOptions?: MessageSender.Options | undefined
         /** Where inbound files are fetched from: the simulator's own unless given. */
         readonly mediaDownloader?: Layer.Layer<MediaDownloader> | undefined
@@ -111,10 +117,14 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     mediaFetcher:
       options.messaging?.mediaFetcher === false
         ? false
-        : { pollMillis: 200, retryBaseMillis: 20, ...options.messaging?.mediaFetcher }
+        : { pollMillis: 200, retryBaseMillis: 20, ...options.messaging?.mediaFetcher },
+    templateSync: options.messaging?.templateSync
   })
   // The transport serves the sender and, for the simulator, the operator's customer route.
-  const transport = options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] })
+  const transport = Layer.merge(
+    options.messaging?.transport ?? SimulatorTransport.layer({ delaysMs: [0, 0, 0] }),
+    options.messaging?.templates ?? SimulatorTemplates.layer({ reviewMs: 0 })
+  )
   const layer = HttpRouter.serve(
     api.pipe(
       Layer.provide(transport),

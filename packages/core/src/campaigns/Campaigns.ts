@@ -4,6 +4,8 @@ import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { type Channel, campaignHold } from "../channels/Channel.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
+import * as TemplateCheck from "../templates/TemplateCheck.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import { fresh } from "../conversations/Conversation.ts"
 import {
   Conflict,
@@ -80,7 +82,7 @@ export class Campaigns extends Context.Service<
     ) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound | Conflict, Needs>
     readonly queue: (
       id: string
-    ) => Effect.Effect<Campaign, PermissionDenied | NotFound | Conflict | LimitReached, Needs>
+    ) => Effect.Effect<Campaign, PermissionDenied | NotFound | Conflict | LimitReached | InvalidInput, Needs>
     readonly cancel: (id: string) => Effect.Effect<Campaign, PermissionDenied | NotFound | Conflict, Needs>
     readonly recipients: (
       id: string,
@@ -100,6 +102,7 @@ export class Campaigns extends Context.Service<
     | CampaignProgress
     | MessagesRepo
     | ChannelsRepo
+    | TemplatesRepo
     | LeadsRepo
     | AccountsRepo
     | MessageUsage
@@ -114,6 +117,7 @@ export class Campaigns extends Context.Service<
       const messages = yield* MessagesRepo
       const channels = yield* ChannelsRepo
       const outbound = yield* OutboundQueue
+      const templates = yield* TemplatesRepo
       const leads = yield* LeadsRepo
       const accounts = yield* AccountsRepo
       const usage = yield* MessageUsage
@@ -156,15 +160,22 @@ export class Campaigns extends Context.Service<
       const viewOne = (accountId: string, stored: StoredCampaign) =>
         Effect.map(views(accountId, [stored]), ([campaign]) => campaign!)
 
+      const onlyActive = (accountId: string) =>
+        Effect.map(channels.active(accountId), (active) => (active.length === 1 ? active[0] : undefined))
+
       /** §0a.5: ids in a body that name nothing in the account are the caller's mistake, named by path. */
       const checkReferences = Effect.fnUntraced(function* (
         accountId: string,
         channelId: string | null,
-        audience: Audience
+        audience: Audience,
+        template: TemplateCheck.Named
       ) {
-        if (channelId !== null && (yield* channels.find(accountId, channelId)) === undefined) {
+        const channel = channelId === null ? yield* onlyActive(accountId) : yield* channels.find(accountId, channelId)
+        if (channelId !== null && channel === undefined) {
           return yield* invalidField("channel_id", "no such channel in this account")
         }
+        // The channel known now (its own, or the only active one) judges the template; queue judges again.
+        if (channel !== undefined) yield* TemplateCheck.check(templates, accountId, channel, template)
         if (audience.lead_ids.length > 0) {
           const found = new Set(
             (yield* leads.audience(accountId, {
@@ -196,7 +207,7 @@ export class Campaigns extends Context.Service<
         const principal = yield* authorize("campaigns.create")
         const input = yield* decodeCreate(raw)
         const channelId = input.channel_id ?? null
-        yield* checkReferences(principal.accountId, channelId, input.audience)
+        yield* checkReferences(principal.accountId, channelId, input.audience, input.template)
         const now = yield* Ids.now
         const stored: StoredCampaign = {
           id: yield* Ids.make("cmp"),
@@ -243,7 +254,12 @@ export class Campaigns extends Context.Service<
               scheduled_at: input.scheduled_at === undefined ? before.scheduled_at : instant(input.scheduled_at),
               updated_at: yield* Ids.now
             }
-            yield* checkReferences(accountId, after.channel_id, after.audience)
+            yield* checkReferences(
+              accountId,
+              after.channel_id,
+              after.audience,
+              after.template as ReturnType<typeof templateOf>
+            )
             yield* repo.update(accountId, after)
             return yield* viewOne(accountId, after)
           })
@@ -289,6 +305,12 @@ export class Campaigns extends Context.Service<
               if (campaign === undefined) return yield* notFound(id)
               if (campaign.status !== "draft") return yield* new Conflict({ message: "Campaign is not a draft" })
               const channel = yield* channelFor(accountId, campaign)
+              yield* TemplateCheck.check(
+                templates,
+                accountId,
+                channel,
+                campaign.template as ReturnType<typeof templateOf>
+              )
               const audience = yield* leads.audience(accountId, campaign.audience)
               if (audience.length === 0) {
                 return yield* new Conflict({ message: "The campaign's audience is empty: no lead matches it" })

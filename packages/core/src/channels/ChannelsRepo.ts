@@ -47,6 +47,8 @@ export class ChannelsRepo extends Context.Service<
     ) => Effect.Effect<Channel | undefined>
     /** The account's active channels, oldest first (a send without `channel_id` takes the only one). */
     readonly active: (accountId: string) => Effect.Effect<ReadonlyArray<Channel>>
+    /** Every account's active channels that name a WhatsApp Business Account, oldest first (the template sync). */
+    readonly withBusinessAccount: () => Effect.Effect<ReadonlyArray<Connection>>
   }
 >()("core/ChannelsRepo") {}
 

@@ -2,7 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Tracing from "../Tracing.ts"
-import { MediaNotStored } from "./MediaErrors.ts"
+import { MediaNotStored } from "../Errors.ts"
 import { keyOf, MediaStore, type StoredMedia } from "./MediaStore.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 

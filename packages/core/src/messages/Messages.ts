@@ -17,6 +17,8 @@ import {
 } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
+import * as TemplateCheck from "../templates/TemplateCheck.ts"
+import { TemplatesRepo } from "../templates/TemplatesRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
@@ -26,9 +28,10 @@ import * as NewMessage from "./Message.ts"
 import { React } from "./Interactive.ts"
 import { type Message, type OutboundContent, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
+import { LeadOptedOut } from "../Errors.ts"
 
 type Needs = CurrentPrincipal
-type SendError = PermissionDenied | NotFound | Conflict | InvalidInput | WindowClosed | LimitReached
+type SendError = PermissionDenied | NotFound | Conflict | InvalidInput | WindowClosed | LimitReached | LeadOptedOut
 
 /**
  * Reading and sending messages: `messages.view` reads (`conversations:read` or
@@ -93,7 +96,14 @@ export class Messages extends Context.Service<
   static readonly layer: Layer.Layer<
     Messages,
     never,
-    MessagesRepo | ConversationsRepo | ChannelsRepo | LeadsRepo | AccountsRepo | MessageUsage | Transactor
+    | MessagesRepo
+    | ConversationsRepo
+    | ChannelsRepo
+    | TemplatesRepo
+    | LeadsRepo
+    | AccountsRepo
+    | MessageUsage
+    | Transactor
   > = Layer.effect(
     Messages,
     Effect.gen(function* () {
@@ -101,6 +111,7 @@ export class Messages extends Context.Service<
       const conversations = yield* ConversationsRepo
       const channels = yield* ChannelsRepo
       const leads = yield* LeadsRepo
+      const templates = yield* TemplatesRepo
       const accounts = yield* AccountsRepo
       const usage = yield* MessageUsage
       const transactor = yield* Transactor
@@ -183,6 +194,26 @@ export class Messages extends Context.Service<
         queueMessage(accountId, conversation, input.type !== "template", (placement, now) =>
           NewMessage.outbound(placement, contentOf(input), sender, now)
         )
+      /**
+       * A caller's template, against the channel's synced list (§8.7), and the opt-out rule (§8.6):
+       * a MARKETING template to an opted-out lead is refused. Only sends through the API: replies and
+       * notices are service messages.
+       */
+      const checkTemplate = Effect.fnUntraced(function* (
+        accountId: string,
+        conversation: Conversation,
+        input: SendMessage
+      ) {
+        if (input.type !== "template" || input.template === undefined) return
+        const channel = yield* channels.find(accountId, conversation.channel_id)
+        if (channel === undefined) return
+        const stored = yield* TemplateCheck.check(templates, accountId, channel, input.template)
+        if (stored?.category !== "MARKETING") return
+        const lead = yield* leads.find(accountId, conversation.lead_id)
+        if (lead !== undefined && lead.marketing_opt_out !== null) {
+          return yield* new LeadOptedOut({ leadId: lead.id, template: stored.name })
+        }
+      })
 
       const send = Effect.fnUntraced(function* (conversationId: string, raw: SendMessage) {
         const principal = yield* authorize("messages.send")
@@ -191,6 +222,7 @@ export class Messages extends Context.Service<
           Effect.gen(function* () {
             const conversation = yield* conversations.find(principal.accountId, conversationId)
             if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: conversationId })
+            yield* checkTemplate(principal.accountId, conversation, input)
             return yield* queue(principal.accountId, { type: "user", id: principal.userId }, conversation, input)
           })
         )
@@ -231,6 +263,7 @@ export class Messages extends Context.Service<
                 now
               })
             ])
+            yield* checkTemplate(accountId, conversation!, input)
             return yield* queue(accountId, { type: "user", id: principal.userId }, conversation!, input)
           })
         )

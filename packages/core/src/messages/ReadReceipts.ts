@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
-import { Conflict, DomainError, NotFound, type PermissionDenied } from "../Errors.ts"
+import { Conflict, NotFound, type PermissionDenied, ProviderRefused } from "../Errors.ts"
 import * as Tracing from "../Tracing.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 import { MessageTransport } from "./MessageTransport.ts"
@@ -16,25 +16,6 @@ export const ConversationRead = Schema.Struct({
   read_at: Schema.NullOr(Schema.String).annotate({ description: "When it was first marked read" })
 }).annotate({ identifier: "ConversationRead" })
 export type ConversationRead = typeof ConversationRead.Type
-
-/**
- * WhatsApp refused a read receipt, or its answer never came (502 `provider_error`). Nothing was
- * recorded, and marking read again is safe: WhatsApp treats a repeated receipt as one.
- */
-export class ProviderRefused extends DomainError<ProviderRefused>()(
-  "ProviderRefused",
-  { providerCode: Schema.NullOr(Schema.Number) },
-  {
-    name: "ProviderError",
-    status: 502,
-    code: "provider_error",
-    description: "WhatsApp refused the request or did not answer; nothing was recorded, and it may be repeated.",
-    message: ({ providerCode }) =>
-      providerCode === null
-        ? "WhatsApp did not accept the read receipt"
-        : `WhatsApp did not accept the read receipt (error ${providerCode})`
-  }
-) {}
 
 /**
  * Read receipts: marking a conversation read tells WhatsApp (`status: "read"` on its latest

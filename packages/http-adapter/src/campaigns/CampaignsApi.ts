@@ -69,12 +69,12 @@ export class CampaignsApi extends HttpApiGroup.make("campaigns")
     Idempotent.action("queue", "/:id/queue", {
       params: CampaignId,
       success: Campaign,
-      error: [Forbidden, NotFound, Conflict, MessageLimitReached]
+      error: [Forbidden, NotFound, Conflict, MessageLimitReached, ValidationError]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Queue a campaign",
         description:
-          "In one transaction: the audience is snapshotted, each recipient gets a queued template message in its conversation (made `pending` when there was none), the usage of all of them is reserved (402 `message_limit_reached` and nothing queued when the plan cannot cover them) and `campaign.queued` is emitted. A recipient whose placeholder renders empty is `skipped`. Sending starts at `scheduled_at` when it is in the future, otherwise now, behind replies, at the channel's rate. 409 `conflict` for an empty audience, a campaign that is not a draft, or no usable channel. Needs `campaigns:send`."
+          "In one transaction: the audience is snapshotted, each recipient gets a queued template message in its conversation (made `pending` when there was none), the usage of all of them is reserved (402 `message_limit_reached` and nothing queued when the plan cannot cover them) and `campaign.queued` is emitted. A recipient whose placeholder renders empty is `skipped`. Sending starts at `scheduled_at` when it is in the future, otherwise now, behind replies, at the channel's rate. 409 `conflict` for an empty audience, a campaign that is not a draft, or no usable channel; 400 naming `template.name`, `template.language` or `template.components` when the channel's synced template list refuses the template (docs/contract-messaging.md §8.7). Needs `campaigns:send`."
       })
     ),
     Idempotent.action("cancel", "/:id/cancel", {

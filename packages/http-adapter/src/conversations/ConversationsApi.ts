@@ -1,8 +1,10 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
+import { LeadOptedOut as LeadOptedOutError } from "@leadline/core/Errors"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
-import { ConversationRead, ProviderRefused } from "@leadline/core/messages/ReadReceipts"
+import { ProviderRefused } from "@leadline/core/Errors"
+import { ConversationRead } from "@leadline/core/messages/ReadReceipts"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
@@ -14,7 +16,18 @@ import { Conflict, Forbidden, MessageLimitReached, NotFound, of, ValidationError
 export const ProviderError = of(ProviderRefused)
 
 /** What a send can answer besides 201 (docs/contract-messaging.md §5.2, in the order they are checked). */
-export const SEND_ERRORS = [Forbidden, NotFound, ValidationError, Conflict, WindowClosed, MessageLimitReached] as const
+/** A MARKETING template to an opted-out lead (docs/contract-messaging.md §8.6). */
+export const LeadOptedOut = of(LeadOptedOutError)
+
+export const SEND_ERRORS = [
+  Forbidden,
+  NotFound,
+  ValidationError,
+  Conflict,
+  WindowClosed,
+  MessageLimitReached,
+  LeadOptedOut
+] as const
 
 export const ConversationList = Schema.Struct({ conversations: Schema.Array(Conversation), meta: Meta }).annotate({
   identifier: "ConversationList"
@@ -78,7 +91,7 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
       OpenApi.annotations({
         summary: "Send a message in a conversation",
         description:
-          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. `text` or `template`, or `interactive` (reply buttons or a list, checked against WhatsApp's limits). Free-form `text` and `interactive` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
+          "Queued (201, `status: queued`); the sender hands it to WhatsApp and `message.sent` follows. `text` or `template`, or `interactive` (reply buttons or a list, checked against WhatsApp's limits). Free-form `text` and `interactive` only within 24 hours of the lead's last message (409 `customer_service_window_closed` otherwise: send a template); a template the channel's synced template list refuses is a 400 naming `template.name`, `template.language` or `template.components`, and a MARKETING one to an opted-out lead a 409 `lead_opted_out`; 409 `conflict` when the channel is disabled; 402 `message_limit_reached` at the plan's monthly limit. Needs `messages:send`."
       })
     ),
     HttpApiEndpoint.post("read", "/:id/read", {

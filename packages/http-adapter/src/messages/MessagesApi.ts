@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { React } from "@leadline/core/messages/Interactive"
-import { MediaNotStored } from "@leadline/core/messages/MediaErrors"
+import { MediaNotStored } from "@leadline/core/Errors"
 import { Message, SendToLead } from "@leadline/core/messages/Message"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"

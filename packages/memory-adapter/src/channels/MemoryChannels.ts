@@ -79,6 +79,17 @@ export const layer = Layer.sync(ChannelsRepo)(() => {
           .map((row) => row.channel)
           .filter((channel) => channel.status === "active")
           .reverse()
+      ),
+    withBusinessAccount: () =>
+      Effect.sync(() =>
+        [...channels.rows()]
+          .filter((row) => row.channel.status === "active" && row.channel.business_account_id !== null)
+          .sort((a, b) => a.channel.id.localeCompare(b.channel.id))
+          .map((row) => ({
+            accountId: row.accountId,
+            channel: row.channel,
+            accessToken: Redacted.make(row.accessToken)
+          }))
       )
   })
 })

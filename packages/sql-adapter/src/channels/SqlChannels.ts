@@ -44,6 +44,20 @@ export const layer = Layer.effect(
     const sealed = (accountId: string, id: string, token: string) =>
       SealedSecrets.store(keyring, TOKEN, accountId, id, token)
 
+    // A value that does not open is a defect (the start-up check makes it one): its message holds no secret.
+    const toConnection = ({ account_id, access_token, access_token_key, ...channel }: typeof ConnectionRow.Type) => ({
+      accountId: account_id,
+      channel,
+      accessToken: Redacted.make(
+        SealedSecrets.open(keyring, TOKEN, {
+          accountId: account_id,
+          id: channel.id,
+          value: access_token,
+          keyId: access_token_key
+        })
+      )
+    })
+
     return ChannelsRepo.of({
       insert: (accountId, channel, accessToken) => {
         const token = sealed(accountId, channel.id, accessToken)
@@ -96,20 +110,7 @@ export const layer = Layer.effect(
         orDie(
           sql`SELECT ${columns}, account_id::text AS account_id, access_token, access_token_key FROM channels
               WHERE phone_number_id = ${phoneNumberId}`.pipe(Effect.flatMap(decodeConnections))
-        ).pipe(
-          Effect.map(([row]) => {
-            if (row === undefined) return undefined
-            const { account_id, access_token, access_token_key, ...channel } = row
-            // A value that does not open is a defect (the start-up check makes it one): its message holds no secret.
-            const token = SealedSecrets.open(keyring, TOKEN, {
-              accountId: account_id,
-              id: channel.id,
-              value: access_token,
-              keyId: access_token_key
-            })
-            return { accountId: account_id, channel, accessToken: Redacted.make(token) }
-          })
-        ),
+        ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toConnection(row)))),
       byBusinessAccount: (businessAccountId) =>
         orDie(
           sql`SELECT ${columns}, account_id::text AS account_id FROM channels
@@ -129,7 +130,13 @@ export const layer = Layer.effect(
         orDie(
           sql`SELECT ${columns} FROM channels WHERE account_id = ${accountId}::uuid AND status = 'active'
               ORDER BY created_at, id`.pipe(Effect.flatMap(decodeChannels))
-        )
+        ),
+      withBusinessAccount: () =>
+        orDie(
+          sql`SELECT ${columns}, account_id::text AS account_id, access_token, access_token_key FROM channels
+              WHERE status = 'active' AND business_account_id IS NOT NULL
+              ORDER BY id`.pipe(Effect.flatMap(decodeConnections))
+        ).pipe(Effect.map((rows) => rows.map(toConnection)))
     })
   })
 )

@@ -144,6 +144,8 @@ export interface RecordedRequest {
   readonly method: string
   /** The path, without the query string. */
   readonly path: string
+  /** The query string's parameters (the template list's `fields`, `limit`, `after`; a delete's `name`, `hsm_id`). */
+  readonly query: Readonly<Record<string, string>>
   /** Header names lower-cased; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string>>
   /** The parsed JSON body; undefined when the body is not JSON. */
@@ -294,6 +296,7 @@ export const start = async (): Promise<MockGraph> => {
     recorded.push({
       method: request.method ?? "",
       path: new URL(request.url ?? "/", "http://graph").pathname,
+      query: Object.fromEntries(new URL(request.url ?? "/", "http://graph").searchParams),
       headers: lowerCaseHeaders(request),
       body,
       rawBody,

@@ -59,7 +59,7 @@ const LISTS: ReadonlyArray<readonly [string, RegExp]> = [
 
 describe("every list of slices has one order", () => {
   it("reads core's resources, lowest first", () => {
-    expect(coreResources.slice(0, 4)).toEqual(["leads", "channels", "conversations", "messages"])
+    expect(coreResources.slice(0, 5)).toEqual(["leads", "channels", "templates", "conversations", "messages"])
     expect(coreResources).toContain("agents")
   })
 

@@ -1,7 +1,9 @@
 import { Context, Effect, Layer, Redacted } from "effect"
+import { Templates } from "@leadline/core/templates/Templates"
 import { ChannelHealth } from "@leadline/core/whatsapp/ChannelHealth"
 import { Inbound, type Receipt } from "@leadline/core/whatsapp/Inbound"
 import * as MetaSignature from "../meta/MetaSignature.ts"
+import * as MetaTemplateWebhook from "../meta/MetaTemplateWebhook.ts"
 import * as MetaWebhook from "../meta/MetaWebhook.ts"
 import { MetaApp } from "./MetaApp.ts"
 
@@ -24,11 +26,12 @@ export class WebhookReceiver extends Context.Service<
     readonly receive: (raw: Uint8Array, signature: string | undefined) => Effect.Effect<Reception>
   }
 >()("whatsapp/WebhookReceiver") {
-  static readonly layer: Layer.Layer<WebhookReceiver, never, Inbound | ChannelHealth> = Layer.effect(
+  static readonly layer: Layer.Layer<WebhookReceiver, never, Inbound | ChannelHealth | Templates> = Layer.effect(
     WebhookReceiver,
     Effect.gen(function* () {
       const inbound = yield* Inbound
       const health = yield* ChannelHealth
+      const templates = yield* Templates
       const app = yield* MetaApp
       const secret = Redacted.value(app.appSecret)
       const token = Redacted.value(app.verifyToken)
@@ -48,12 +51,15 @@ export class WebhookReceiver extends Context.Service<
               yield* Effect.logWarning(`WhatsApp webhook ignored: ${parsed.reason}`)
               return { _tag: "Accepted", stored: 0, duplicates: 0, skipped: 0 } as const
             }
-            for (const item of parsed.skipped) {
+            // The WABA's template changes are read beside the messages (§8.7), and are not skipped items.
+            yield* templates.applyUpdates(MetaTemplateWebhook.parse(raw))
+            const skipped = parsed.skipped.filter((item) => !MetaTemplateWebhook.isTemplateChange(item.item))
+            for (const item of skipped) {
               yield* Effect.logWarning(`WhatsApp webhook item skipped: ${item.reason}`)
             }
             const receipt = yield* inbound.receive(parsed.changes)
             yield* health.apply(parsed.health)
-            return { _tag: "Accepted", ...receipt, skipped: receipt.skipped + parsed.skipped.length } as const
+            return { _tag: "Accepted", ...receipt, skipped: receipt.skipped + skipped.length } as const
           })
       })
     })

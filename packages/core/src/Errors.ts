@@ -369,37 +369,21 @@ export class LeadOptedOut extends DomainError<LeadOptedOut>()(
   }
 ) {}
 
-/** Meta's template endpoints failed or refused the request; nothing changed in Leadline. */
-export class TemplateProviderError extends DomainError<TemplateProviderError>()(
-  "TemplateProviderError",
+/**
+ * Meta's Graph API refused a call Leadline made for the caller (a template's create, delete or
+ * sync, a read receipt), or did not answer: nothing changed in Leadline, and the call may be made
+ * again. The message is Graph's own: it names Meta's rules, never the token or the caller's data.
+ */
+export class WhatsAppProviderError extends DomainError<WhatsAppProviderError>()(
+  "WhatsAppProviderError",
   { message: Schema.String, providerCode: Schema.NullOr(Schema.Number) },
   {
     status: 502,
     code: "whatsapp_provider_error",
     description:
-      "Meta's Graph API failed or refused the template request; the message is Graph's own (it names what Meta objects to). Nothing changed in Leadline.",
-    // Graph's template messages name Meta's rules, never the token or the caller's other data.
+      "Meta's Graph API failed, refused the request or did not answer; the message is Graph's own (it names what Meta objects to). Nothing changed in Leadline, and the request may be repeated.",
     message: ({ message, providerCode }) =>
       providerCode === null ? `WhatsApp: ${message}` : `WhatsApp (Graph error ${providerCode}): ${message}`
-  }
-) {}
-
-/**
- * WhatsApp refused a read receipt, or its answer never came (502 `provider_error`). Nothing was
- * recorded, and marking read again is safe: WhatsApp treats a repeated receipt as one.
- */
-export class ProviderRefused extends DomainError<ProviderRefused>()(
-  "ProviderRefused",
-  { providerCode: Schema.NullOr(Schema.Number) },
-  {
-    name: "ProviderError",
-    status: 502,
-    code: "provider_error",
-    description: "WhatsApp refused the request or did not answer; nothing was recorded, and it may be repeated.",
-    message: ({ providerCode }) =>
-      providerCode === null
-        ? "WhatsApp did not accept the read receipt"
-        : `WhatsApp did not accept the read receipt (error ${providerCode})`
   }
 ) {}
 

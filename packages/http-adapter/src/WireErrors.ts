@@ -115,6 +115,12 @@ export const AiProviderError = of(Errors.AiProviderError)
 export type AiProviderError = InstanceType<typeof AiProviderError>
 export const AiProviderTimeout = of(Errors.AiProviderTimeout)
 export type AiProviderTimeout = InstanceType<typeof AiProviderTimeout>
+/** A MARKETING template to an opted-out lead (docs/contract-messaging.md §8.6). */
+export const LeadOptedOut = of(Errors.LeadOptedOut)
+export type LeadOptedOut = InstanceType<typeof LeadOptedOut>
+/** Meta's Graph API refused or did not answer a call made for the caller (templates, read receipts). */
+export const WhatsAppProviderError = of(Errors.WhatsAppProviderError)
+export type WhatsAppProviderError = InstanceType<typeof WhatsAppProviderError>
 
 /** A failure only the transport raises, declared here as a domain error would declare it. */
 const transport = <const Name extends string, const Code extends string>(

@@ -382,8 +382,8 @@ for (const [name, wiring] of Wirings.wirings) {
       })
       expect(refused.status, refused.text).toBe(502)
       expect(refused.body).toEqual({
-        error: "WhatsApp did not accept the read receipt (error 100)",
-        code: "provider_error"
+        error: "WhatsApp (Graph error 100): Invalid parameter",
+        code: "whatsapp_provider_error"
       })
       expect((await get(`/api/v1/messages/${latest.id}`)).read_at).toBeNull()
       const taken = await call(stage.server, "POST", `/api/v1/conversations/${thread.conversation.id}/read`, {

@@ -2,7 +2,7 @@ import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
-import { Conflict, NotFound, type PermissionDenied, ProviderRefused } from "../Errors.ts"
+import { Conflict, NotFound, type PermissionDenied, WhatsAppProviderError } from "../Errors.ts"
 import * as Tracing from "../Tracing.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 import { MessageTransport } from "./MessageTransport.ts"
@@ -29,7 +29,7 @@ export class ReadReceipts extends Context.Service<
       conversationId: string
     ) => Effect.Effect<
       ConversationRead,
-      PermissionDenied | NotFound | Conflict | ProviderRefused,
+      PermissionDenied | NotFound | Conflict | WhatsAppProviderError,
       CurrentPrincipal | MessageTransport
     >
   }
@@ -75,9 +75,11 @@ export class ReadReceipts extends Context.Service<
                   `WhatsApp read receipt for ${latest.id} failed: ${failure._tag === "Rejected" ? failure.message : failure.reason}`
                 )
               ),
-              Effect.mapError(
-                (failure) =>
-                  new ProviderRefused({ providerCode: failure._tag === "Rejected" ? failure.providerCode : null })
+              Effect.mapError((failure) =>
+                // Graph's own message when Graph answered; a failed connection's says where it went, kept for the log.
+                failure._tag === "Rejected" && failure.providerCode !== null
+                  ? new WhatsAppProviderError({ message: failure.message, providerCode: failure.providerCode })
+                  : new WhatsAppProviderError({ message: "the read receipt got no answer", providerCode: null })
               )
             )
           const now = new Date(yield* Clock.currentTimeMillis).toISOString()

@@ -15,14 +15,14 @@ import {
   type SyncResult,
   type TemplateUpdate
 } from "./Template.ts"
-import { TemplateProviderError } from "../Errors.ts"
+import { WhatsAppProviderError } from "../Errors.ts"
 import { type BusinessAccount, TemplateGraph, type TemplateGraphError } from "./TemplateGraph.ts"
 import { type TemplateFilter, TemplatesRepo } from "./TemplatesRepo.ts"
 
 type Needs = CurrentPrincipal
 
 const providerError = (error: TemplateGraphError) =>
-  new TemplateProviderError({ message: error.message, providerCode: error.providerCode })
+  new WhatsAppProviderError({ message: error.message, providerCode: error.providerCode })
 
 /** No Graph in this process (an embedding without a transport): the routes that need Meta say so. */
 const noGraph = new Conflict({ message: "No WhatsApp transport is configured in this process" })
@@ -41,15 +41,15 @@ export class Templates extends Context.Service<
     ) => Effect.Effect<{ templates: ReadonlyArray<MessageTemplate>; meta: Pagination.Meta }, PermissionDenied, Needs>
     readonly get: (id: string) => Effect.Effect<MessageTemplate, PermissionDenied | NotFound, Needs>
     /** Every WABA of the account's active channels, from Meta, now. */
-    readonly sync: () => Effect.Effect<SyncResult, PermissionDenied | Conflict | TemplateProviderError, Needs>
+    readonly sync: () => Effect.Effect<SyncResult, PermissionDenied | Conflict | WhatsAppProviderError, Needs>
     readonly create: (
       input: CreateTemplate
-    ) => Effect.Effect<MessageTemplate, PermissionDenied | InvalidInput | Conflict | TemplateProviderError, Needs>
+    ) => Effect.Effect<MessageTemplate, PermissionDenied | InvalidInput | Conflict | WhatsAppProviderError, Needs>
     readonly remove: (
       id: string
     ) => Effect.Effect<
       { id: string; deleted: true },
-      PermissionDenied | NotFound | Conflict | TemplateProviderError,
+      PermissionDenied | NotFound | Conflict | WhatsAppProviderError,
       Needs
     >
     /**

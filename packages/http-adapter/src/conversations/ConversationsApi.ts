@@ -1,24 +1,25 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
-import { LeadOptedOut as LeadOptedOutError } from "@leadline/core/Errors"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
-import { ProviderRefused } from "@leadline/core/Errors"
 import { ConversationRead } from "@leadline/core/messages/ReadReceipts"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
-import { Conflict, Forbidden, MessageLimitReached, NotFound, of, ValidationError, WindowClosed } from "../WireErrors.ts"
-
-/** 502 `provider_error`: WhatsApp refused a read receipt or did not answer. */
-export const ProviderError = of(ProviderRefused)
+import {
+  Conflict,
+  Forbidden,
+  LeadOptedOut,
+  MessageLimitReached,
+  NotFound,
+  ValidationError,
+  WhatsAppProviderError,
+  WindowClosed
+} from "../WireErrors.ts"
 
 /** What a send can answer besides 201 (docs/contract-messaging.md §5.2, in the order they are checked). */
-/** A MARKETING template to an opted-out lead (docs/contract-messaging.md §8.6). */
-export const LeadOptedOut = of(LeadOptedOutError)
-
 export const SEND_ERRORS = [
   Forbidden,
   NotFound,
@@ -97,12 +98,12 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
     HttpApiEndpoint.post("read", "/:id/read", {
       params: ConversationId,
       success: ConversationRead,
-      error: [Forbidden, NotFound, Conflict, ProviderError]
+      error: [Forbidden, NotFound, Conflict, WhatsAppProviderError]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Mark a conversation read",
         description:
-          "Sends WhatsApp a read receipt for the conversation's latest inbound message (the customer sees blue ticks on it and the ones before) and sets that message's `read_at`. Idempotent: a message already read is not sent again; with no inbound message nothing is sent (`message_id: null`). 409 `conflict` when the channel is disabled; 502 `provider_error` when WhatsApp refuses (nothing recorded: call again). Needs `messages:send`."
+          "Sends WhatsApp a read receipt for the conversation's latest inbound message (the customer sees blue ticks on it and the ones before) and sets that message's `read_at`. Idempotent: a message already read is not sent again; with no inbound message nothing is sent (`message_id: null`). 409 `conflict` when the channel is disabled; 502 `whatsapp_provider_error` when WhatsApp refuses or does not answer (nothing recorded: call again). Needs `messages:send`."
       })
     )
   )

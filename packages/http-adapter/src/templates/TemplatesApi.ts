@@ -2,12 +2,11 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
 import { CreateTemplate, MessageTemplate, STATUSES, SyncResult } from "@leadline/core/templates/Template"
-import { TemplateProviderError } from "@leadline/core/Errors"
 import { Id, Text } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
-import { Conflict, Forbidden, NotFound, of, ValidationError } from "../WireErrors.ts"
+import { Conflict, Forbidden, NotFound, ValidationError, WhatsAppProviderError } from "../WireErrors.ts"
 
 export const TemplateList = Schema.Struct({ templates: Schema.Array(MessageTemplate), meta: Meta }).annotate({
   identifier: "TemplateList"
@@ -16,9 +15,6 @@ export const TemplateList = Schema.Struct({ templates: Schema.Array(MessageTempl
 export const DeletedTemplate = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }).annotate({
   identifier: "DeletedTemplate"
 })
-
-/** Meta failed or refused (502 `whatsapp_provider_error`). */
-export const WhatsAppProviderError = of(TemplateProviderError)
 
 const TemplateId = { id: Id.annotate({ description: "A template id, `tpl_…`" }) }
 const READ = "Needs `conversations:read` or `messages:send`, as channels."

@@ -132,7 +132,7 @@ describe("the README", () => {
     // A template submitted, approved by the simulator's status webhook, synced, and checked on a send.
     expect(out).toContain("\nAPPROVED\n")
     expect(out).toMatch(
-      /\{"business_accounts":\[\{"business_account_id":"1\d+","templates":1,"removed":0\}\],"templates":1\}\n/
+      /\{"business_accounts":\[\{"business_account_id":"100200300","templates":0,"removed":0\},\{"business_account_id":"1\d+","templates":1,"removed":0\}\],"templates":1\}\n/
     )
     expect(out).toContain(
       '{"error":"Invalid request body: template.components: order_ready (en_US) takes 2 body parameters; 1 given","code":"validation_error"'

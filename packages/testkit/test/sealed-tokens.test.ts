@@ -10,9 +10,11 @@ import type * as Database from "@leadline/sql-adapter/Database"
 import * as Keyring from "@leadline/sql-adapter/sealing/Keyring"
 import * as SealedSecrets from "@leadline/sql-adapter/sealing/SealedSecrets"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as CloudMedia from "@leadline/whatsapp-adapter/cloud/CloudMedia"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
+import { receiveFile } from "../src/conversations/InboundMedia.ts"
 import { type AccountFixture, makeAccount } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
 import { until } from "../src/internal/wire.ts"
@@ -96,6 +98,8 @@ for (const [name, wire, sql] of wirings) {
         app: Layer.succeedContext(built.context),
         messaging: {
           transport: CloudTransport.layer({ baseUrl: graph.url, timeoutMillis: 2000 }),
+          mediaDownloader: CloudMedia.layer({ baseUrl: graph.url, version: "v24.0", timeoutMillis: 2_000 }),
+          mediaFetcher: { pollMillis: 100, retryBaseMillis: 20, maxAttempts: 3 },
           // A short lease: a message held by a token that does not open is claimed again soon.
           senderOptions: { pollMillis: 100, leaseMillis: 1000 }
         }
@@ -137,7 +141,7 @@ for (const [name, wire, sql] of wirings) {
       expect(final).toMatchObject({ status: "sent", error: null })
       const posts = graph
         .requests()
-        .filter((r) => (r.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === id)
+        .filter((r) => (r.body as { biz_opaque_callback_data?: string } | undefined)?.biz_opaque_callback_data === id)
       expect(posts).toHaveLength(1)
       return posts[0]!.headers.authorization
     }
@@ -185,6 +189,23 @@ for (const [name, wire, sql] of wirings) {
         )
         expect(JSON.stringify(all)).not.toContain(second)
       }
+    })
+
+    it("fetches an inbound file with the clear token", async () => {
+      const clear = token("media")
+      const channel = await createChannel(server, account.ownerKey, { access_token: clear })
+      const bytes = new TextEncoder().encode("a customer's photo")
+      graph.media("sealed-photo-1", bytes, { mimeType: "image/jpeg" })
+      const { media } = await receiveFile(
+        server,
+        account.ownerKey,
+        { type: "image", mediaId: "sealed-photo-1", mimeType: "image/jpeg" },
+        { channel }
+      )
+      expect(media).toMatchObject({ state: "stored", size: bytes.length })
+      const asked = graph.requests().filter((r) => r.method === "GET" && r.path.includes("sealed-photo-1"))
+      expect(asked.length).toBeGreaterThan(0)
+      for (const request of asked) expect(request.headers.authorization).toBe(`Bearer ${clear}`)
     })
 
     if (sql) {

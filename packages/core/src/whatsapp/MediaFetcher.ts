@@ -13,7 +13,7 @@ export interface Options {
   readonly limits?: MediaLimits.Limits | undefined
   /** How long a claim holds a file (5 min: a 100 MB document on a slow link). */
   readonly leaseMillis?: number | undefined
-  /** Files fetched at once (4). */
+  /** Files fetched at once (16). */
   readonly batch?: number | undefined
   /** The fallback poll when no wake-up comes (5 s). */
   readonly pollMillis?: number | undefined
@@ -85,7 +85,7 @@ export const layer = (options: Options = {}) =>
       const worker = yield* Ids.make("mdf")
       const limits = options.limits ?? MediaLimits.defaults
       const leaseMillis = options.leaseMillis ?? 300_000
-      const batch = options.batch ?? 4
+      const batch = options.batch ?? 16
       const retryBaseMillis = options.retryBaseMillis ?? 2_000
       const maxAttempts = options.maxAttempts ?? 8
 

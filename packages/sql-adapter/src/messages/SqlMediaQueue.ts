@@ -4,6 +4,7 @@ import type { Message } from "@leadline/core/messages/Message"
 import { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import { json, orDie } from "../internal/store.ts"
 import { Notifications } from "../Notifications.ts"
+import * as SealedSecrets from "../sealing/SealedSecrets.ts"
 
 /** The channel an enqueued inbound file is announced on, for the media fetchers. */
 export const MEDIA_CHANNEL = "leadline_media"
@@ -16,6 +17,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
+    const keyring = yield* SealedSecrets.SecretKeyring
 
     return MediaQueue.of({
       // In the inbound transaction: its NOTIFY is sent at commit.
@@ -48,22 +50,39 @@ export const layer = Layer.effect(
             RETURNING d.account_id, d.message_id, d.attempts
           )
           SELECT c.account_id::text AS account_id, c.message_id, c.attempts, m.type, m.media::text AS media,
-                 ch.phone_number_id, ch.access_token
+                 ch.id AS channel_id, ch.phone_number_id, ch.access_token, ch.access_token_key
           FROM claimed c
           JOIN messages m ON m.account_id = c.account_id AND m.id = c.message_id
           JOIN channels ch ON ch.account_id = m.account_id AND ch.id = m.channel_id`).pipe(
-          Effect.map((rows) =>
-            rows.map((row) => ({
-              accountId: row.account_id as string,
-              messageId: row.message_id as string,
-              type: row.type as string,
-              media: json<NonNullable<Message["media"]>>(row.media),
-              channel: {
-                phoneNumberId: row.phone_number_id as string,
-                accessToken: Redacted.make(row.access_token as string)
-              },
-              attempts: row.attempts as number
-            }))
+          Effect.flatMap((rows) =>
+            Effect.gen(function* () {
+              const claimed = []
+              for (const row of rows) {
+                // A sealed token is opened here, as the sender's claim does (sealing/SealedSecrets.ts); one
+                // that does not open keeps its file leased, to be tried again once the channel has a new token.
+                let token: string
+                try {
+                  token = SealedSecrets.open(keyring, SealedSecrets.COLUMNS[0]!, {
+                    accountId: row.account_id as string,
+                    id: row.channel_id as string,
+                    value: row.access_token as string,
+                    keyId: row.access_token_key as string | null
+                  })
+                } catch (error) {
+                  yield* Effect.logError(`Media held: ${(error as Error).message}; give the channel a new access_token`)
+                  continue
+                }
+                claimed.push({
+                  accountId: row.account_id as string,
+                  messageId: row.message_id as string,
+                  type: row.type as string,
+                  media: json<NonNullable<Message["media"]>>(row.media),
+                  channel: { phoneNumberId: row.phone_number_id as string, accessToken: Redacted.make(token) },
+                  attempts: row.attempts as number
+                })
+              }
+              return claimed
+            })
           )
         ),
       retryLater: (accountId, messageId, notBefore) =>

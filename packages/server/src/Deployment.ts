@@ -12,12 +12,12 @@ import * as WhatsApp from "./WhatsApp.ts"
 /** The configured deployment's loops: what `leadline serve` runs beside the API and `leadline worker` alone. */
 export const loopOptions = (
   config: ServerConfig,
-  options: { readonly webhooks: boolean }
+  options: { readonly webhooks: boolean; readonly media: boolean }
 ): Composition.LoopOptions => ({
   network: { allowPrivate: config.allowPrivateWebhookUrls },
   webhooks: options.webhooks ? workerOptions(config) : false,
   sender: WhatsApp.senderOptions(config),
-  mediaFetcher: MediaConfig.fetcherOptions(config.media),
+  mediaFetcher: options.media ? MediaConfig.fetcherOptions(config.media) : false,
   templateSync: WhatsApp.templateSyncOptions(config)
 })
 

@@ -6,8 +6,9 @@ import { join } from "node:path"
 /**
  * Where inbound files are kept and how large they may be (docs/contract-messaging.md §5.8):
  * `LEADLINE_MEDIA_STORE` (`fs`, the default, or `postgres`), `LEADLINE_MEDIA_DIR` (the `fs`
- * store's directory; `media` in the data directory unless set), and one limit per type,
- * `LEADLINE_MEDIA_MAX_<TYPE>_BYTES` (Meta's limits unless set).
+ * store's directory; `media` in the data directory unless set), one limit per type,
+ * `LEADLINE_MEDIA_MAX_<TYPE>_BYTES` (Meta's limits unless set), and whether `leadline serve` runs
+ * a fetcher of its own (`LEADLINE_MEDIA_FETCHER_ENABLED`; `leadline worker` always does).
  */
 const limit = (type: MediaLimits.MediaType) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), `LEADLINE_MEDIA_MAX_${type.toUpperCase()}_BYTES`).pipe(
@@ -19,6 +20,8 @@ export const MediaConfig = Config.all({
     Config.withDefault("fs" as const)
   ),
   directory: Config.option(Config.String("LEADLINE_MEDIA_DIR")),
+  // Off where workers fetch, so that the server's core answers webhooks only (bench/ANALYSIS.md).
+  fetcherEnabled: Config.Boolean("LEADLINE_MEDIA_FETCHER_ENABLED").pipe(Config.withDefault(true)),
   limits: Config.all({
     image: limit("image"),
     audio: limit("audio"),

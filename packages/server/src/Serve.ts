@@ -49,7 +49,7 @@ const serveWith = (config: ServerConfig) =>
         publicUrl: Option.getOrUndefined(config.publicUrl)
       },
       dashboardDir: dashboardDist,
-      ...Deployment.loopOptions(config, { webhooks: config.workerEnabled })
+      ...Deployment.loopOptions(config, { webhooks: config.workerEnabled, media: config.media.fetcherEnabled })
     }).pipe(
       // The transport serves the sender and, in simulator mode, the operator's customer route.
       Layer.provide(WhatsApp.transport(config)),

@@ -26,7 +26,7 @@ const workWith = (config: ServerConfig) =>
     const metaApp = yield* WhatsApp.metaApp(config)
     const keyring = yield* Secrets.keyring(config)
     return yield* Layer.launch(
-      Composition.loops(Deployment.loopOptions(config, { webhooks: true })).pipe(
+      Composition.loops(Deployment.loopOptions(config, { webhooks: true, media: true })).pipe(
         Layer.provide(WhatsApp.transport(config)),
         Layer.provide(WhatsApp.mediaDownloader(config)),
         Layer.provide(Deployment.stores(config, metaApp, keyring))

@@ -1,6 +1,7 @@
 import { ConfigProvider, Effect, Exit, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { LOG_LEVEL_HELP, ServerConfig } from "../src/Config.ts"
+import * as Deployment from "../src/Deployment.ts"
 
 const logLevel = (value: string | undefined) =>
   Effect.runSyncExit(
@@ -52,5 +53,24 @@ describe("LEADLINE_PUBLIC_URL", () => {
       expect(Exit.isFailure(exit), wrong).toBe(true)
       expect(String(exit)).toContain("LEADLINE_PUBLIC_URL: The public URL must be an absolute http(s) URL")
     }
+  })
+})
+
+describe("LEADLINE_MEDIA_FETCHER_ENABLED", () => {
+  const loops = (env: Record<string, string>) =>
+    Effect.runSync(
+      Effect.map(ServerConfig.parse(ConfigProvider.fromEnvRecord(env)), (config) => ({
+        serve: Deployment.loopOptions(config, { webhooks: true, media: config.media.fetcherEnabled }).mediaFetcher,
+        worker: Deployment.loopOptions(config, { webhooks: true, media: true }).mediaFetcher
+      }))
+    )
+
+  it("runs the fetcher in the server unless set to false; a worker always runs one", () => {
+    const on = loops({})
+    expect(on.serve).toMatchObject({ limits: { image: 5 * 1024 * 1024 } })
+    expect(on.worker).toEqual(on.serve)
+    const off = loops({ LEADLINE_MEDIA_FETCHER_ENABLED: "false" })
+    expect(off.serve).toBe(false)
+    expect(off.worker).toEqual(on.worker)
   })
 })

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as MockGraph from "@leadline/testkit/whatsapp/MockGraph"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
 import { post } from "./Http.ts"
 import * as Load from "./Load.ts"
@@ -32,45 +33,40 @@ const LARGE_BYTES = 5 * 1000 * 1000
 const here = join(import.meta.dirname, "..")
 const log = (line: string) => console.log(`[bench:media ${new Date().toISOString().slice(11, 19)}] ${line}`)
 
-const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 let sequence = 0
 
 /** One signed webhook body holding `count` messages; `image(n)` names the media id of message n, or none (text). */
 const webhook = (count: number, image: (n: number) => string | undefined) => {
-  const timestamp = String(Math.floor(Date.now() / 1000))
+  const timestamp = new Date()
   const messages = Array.from({ length: count }, () => {
     const n = sequence++
     const from = `1415${String(3_000_000 + (n % 2_000)).padStart(7, "0")}`
+    const externalId = `wamid.MEDIABENCH${n}`
     const mediaId = image(n)
-    return {
-      from,
-      id: `wamid.MEDIABENCH${n}`,
-      timestamp,
-      ...(mediaId === undefined
-        ? { type: "text", text: { body: `Message ${n}` } }
-        : { type: "image", image: { id: mediaId, mime_type: "image/jpeg", sha256: shaOf(mediaId) } })
-    }
+    return mediaId === undefined
+      ? {
+          from,
+          id: externalId,
+          timestamp: String(Math.floor(timestamp.getTime() / 1000)),
+          type: "text",
+          text: { body: `Message ${n}` }
+        }
+      : MetaPayloads.mediaMessage({
+          from,
+          externalId,
+          timestamp,
+          type: "image",
+          mediaId,
+          mimeType: "image/jpeg",
+          sha256: shaOf(mediaId)
+        })
   })
-  const body = JSON.stringify({
-    object: "whatsapp_business_account",
-    entry: [
-      {
-        id: "0",
-        changes: [
-          {
-            field: "messages",
-            value: {
-              messaging_product: "whatsapp",
-              metadata: { display_phone_number: "16505551112", phone_number_id: NUMBER },
-              contacts: messages.map((m) => ({ profile: { name: "Customer" }, wa_id: m.from })),
-              messages
-            }
-          }
-        ]
-      }
-    ]
+  const raw = MetaPayloads.messagesChangePayload(NUMBER, "16505551112", {
+    contacts: messages.map((m) => ({ profile: { name: "Customer" }, wa_id: m.from })),
+    messages
   })
-  return { body, headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, encoder.encode(body)) } }
+  return { body: decoder.decode(raw), headers: { "x-hub-signature-256": MetaSignature.sign(SECRET, raw) } }
 }
 
 const small = new Uint8Array(SMALL_BYTES).map((_, i) => (i * 31) % 251)

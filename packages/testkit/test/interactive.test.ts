@@ -185,35 +185,18 @@ for (const [name, wiring] of Wirings.wirings) {
         })
       ]
       for (const raw of posts) expect((await postWebhook(stage.server, raw)).status).toBe(200)
-      const reaction = new TextEncoder().encode(
-        JSON.stringify({
-          object: "whatsapp_business_account",
-          entry: [
-            {
-              id: "0",
-              changes: [
-                {
-                  field: "messages",
-                  value: {
-                    messaging_product: "whatsapp",
-                    metadata: { display_phone_number: "16505551111", phone_number_id: thread.channel.phone_number_id },
-                    contacts: [{ profile: {}, wa_id: thread.from }],
-                    messages: [
-                      {
-                        from: thread.from,
-                        id: `wamid.${crypto.randomUUID()}`,
-                        timestamp: String(Math.floor(at.getTime() / 1000)),
-                        type: "reaction",
-                        reaction: { message_id: wamid, emoji: "❤️" }
-                      }
-                    ]
-                  }
-                }
-              ]
-            }
-          ]
-        })
-      )
+      const reaction = MetaPayloads.messagesChangePayload(thread.channel.phone_number_id, "16505551111", {
+        contacts: [{ profile: {}, wa_id: thread.from }],
+        messages: [
+          {
+            from: thread.from,
+            id: `wamid.${crypto.randomUUID()}`,
+            timestamp: String(Math.floor(at.getTime() / 1000)),
+            type: "reaction",
+            reaction: { message_id: wamid, emoji: "❤️" }
+          }
+        ]
+      })
       expect((await postWebhook(stage.server, reaction)).status).toBe(200)
       const inbound = (await threadMessages()).filter((m: { direction: string }) => m.direction === "inbound")
       const answered = { message_id: question.id, external_id: wamid }

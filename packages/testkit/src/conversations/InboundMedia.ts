@@ -1,3 +1,4 @@
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { expect } from "vitest"
 import { createChannel } from "../channels/ChannelsResource.ts"
 import { call } from "../Http.ts"
@@ -20,40 +21,10 @@ export const inboundFilePayload = (
   file: InboundFile,
   timestamp = new Date()
 ): Uint8Array =>
-  new TextEncoder().encode(
-    JSON.stringify({
-      object: "whatsapp_business_account",
-      entry: [
-        {
-          id: "0",
-          changes: [
-            {
-              field: "messages",
-              value: {
-                messaging_product: "whatsapp",
-                metadata: { display_phone_number: "16505551111", phone_number_id: phoneNumberId },
-                contacts: [{ profile: { name: "Ada Customer" }, wa_id: from }],
-                messages: [
-                  {
-                    from,
-                    id: `wamid.${crypto.randomUUID()}`,
-                    timestamp: String(Math.floor(timestamp.getTime() / 1000)),
-                    type: file.type,
-                    [file.type]: {
-                      id: file.mediaId,
-                      mime_type: file.mimeType,
-                      ...(file.sha256 === undefined ? {} : { sha256: file.sha256 }),
-                      ...(file.filename === undefined ? {} : { filename: file.filename })
-                    }
-                  }
-                ]
-              }
-            }
-          ]
-        }
-      ]
-    })
-  )
+  MetaPayloads.messagesChangePayload(phoneNumberId, "16505551111", {
+    contacts: [{ profile: { name: "Ada Customer" }, wa_id: from }],
+    messages: [MetaPayloads.mediaMessage({ from, externalId: `wamid.${crypto.randomUUID()}`, timestamp, ...file })]
+  })
 
 /** The message's media once it left `pending` (stored or failed), read with `key`. */
 export const settledMedia = async (target: Target, key: string, messageId: string, timeoutMs = 10_000) => {

@@ -2,8 +2,6 @@ import { createHash } from "node:crypto"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import v8 from "node:v8"
-import vm from "node:vm"
 import { Layer } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as FileMediaStore from "@leadline/server/FileMediaStore"
@@ -16,6 +14,7 @@ import { inboundFilePayload, receiveFile, settledMedia } from "../../src/convers
 import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
 import { call } from "../../src/Http.ts"
 import * as TestServer from "../../src/TestServer.ts"
+import { peakGrowth } from "./PeakMemory.ts"
 import * as MockGraph from "../../src/whatsapp/MockGraph.ts"
 
 const bytesOf = (length: number, seed: number) => {
@@ -205,10 +204,6 @@ describe("inbound media through the Cloud API, against a mock Graph server", () 
   })
 })
 
-// Live memory, not garbage: collected before each sample.
-v8.setFlagsFromString("--expose-gc")
-const gc = vm.runInNewContext("gc") as () => void
-
 // The memory wiring with the directory store: an embedded database's WebAssembly memory grows in
 // steps of its own, which would blur what the file's path holds.
 describe("a large inbound file, from Graph into a directory", () => {
@@ -236,18 +231,8 @@ describe("a large inbound file, from Graph into a directory", () => {
     const bytes = bytesOf(size, 17)
     const sha256 = createHash("sha256").update(bytes).digest("hex")
     graph.media("big-document", bytes, { mimeType: "application/pdf" })
-    const used = () => {
-      gc()
-      const memory = process.memoryUsage()
-      return memory.heapUsed + memory.arrayBuffers
-    }
-    const before = used()
-    let peak = before
-    const timer = setInterval(() => {
-      peak = Math.max(peak, used())
-    }, 100)
     let served: { sha256: string; size: number } | undefined
-    try {
+    const grown = await peakGrowth(async () => {
       const { messageId, media } = await receiveFile(
         server,
         account.ownerKey,
@@ -266,11 +251,9 @@ describe("a large inbound file, from Graph into a directory", () => {
         length += chunk.length
       }
       served = { sha256: hash.digest("hex"), size: length }
-    } finally {
-      clearInterval(timer)
-    }
+    })
     expect(served).toEqual({ sha256, size })
     // Holding the file whole once would add 64 MiB; streaming holds a few chunks at a time.
-    expect(peak - before).toBeLessThan(size / 2)
+    expect(grown).toBeLessThan(size / 2)
   }, 60_000)
 })

@@ -2,8 +2,6 @@ import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createHash } from "node:crypto"
-import v8 from "node:v8"
-import vm from "node:vm"
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -13,6 +11,7 @@ import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as SqlMediaStore from "@leadline/sql-adapter/messages/SqlMediaStore"
 import * as FileMediaStore from "@leadline/server/FileMediaStore"
 import * as TestDatabase from "../../src/TestDatabase.ts"
+import { peakGrowth } from "./PeakMemory.ts"
 
 const MiB = 1024 * 1024
 
@@ -44,30 +43,6 @@ const digestOf = (stream: Stream.Stream<Uint8Array>) =>
   })
 
 const expectedOf = (total: number) => Effect.runPromise(digestOf(generated(total)))
-
-// Live memory, not garbage: collected before each sample.
-v8.setFlagsFromString("--expose-gc")
-const gc = vm.runInNewContext("gc") as () => void
-
-/** The most the live heap and the buffers outside it grew, sampled every 100 ms while `run` ran. */
-const peakGrowth = async (run: () => Promise<unknown>) => {
-  const used = () => {
-    gc()
-    const memory = process.memoryUsage()
-    return memory.heapUsed + memory.arrayBuffers
-  }
-  const before = used()
-  let peak = before
-  const timer = setInterval(() => {
-    peak = Math.max(peak, used())
-  }, 100)
-  try {
-    await run()
-  } finally {
-    clearInterval(timer)
-  }
-  return Math.max(peak, used()) - before
-}
 
 /** The `MediaStore` port's contract, on one adapter. */
 const storeContract = (

@@ -45,6 +45,36 @@ const envelope = (phoneNumberId: string, displayPhoneNumber: string, value: Json
     )
   )
 
+/**
+ * One `messages` change on a number, as Meta posts it: `value` holds its `contacts`, `messages`
+ * or `statuses` (the builders below make the usual ones; a test or a benchmark may give any).
+ */
+export const messagesChangePayload = (phoneNumberId: string, displayPhoneNumber: string, value: Json): Uint8Array =>
+  envelope(phoneNumberId, displayPhoneNumber, value)
+
+/** A customer's file in a `messages[]` item: Meta names it by its media id, never with its bytes. */
+export const mediaMessage = (options: {
+  readonly from: string
+  readonly externalId: string
+  readonly timestamp: Date
+  readonly type: "image" | "audio" | "video" | "document" | "sticker"
+  readonly mediaId: string
+  readonly mimeType: string
+  readonly sha256?: string | undefined
+  readonly filename?: string | undefined
+}): Json => ({
+  from: options.from,
+  id: options.externalId,
+  timestamp: seconds(options.timestamp),
+  type: options.type,
+  [options.type]: {
+    id: options.mediaId,
+    mime_type: options.mimeType,
+    ...(options.sha256 === undefined ? {} : { sha256: options.sha256 }),
+    ...(options.filename === undefined ? {} : { filename: options.filename })
+  }
+})
+
 /** A customer's text message, as Meta delivers it. */
 export interface InboundTextOptions {
   readonly from: string

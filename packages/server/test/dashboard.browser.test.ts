@@ -376,7 +376,11 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await page.keyboard.type(ownerKey)
     await page.keyboard.press("Enter")
     await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor()
-    // The new page's heading has the focus; the skip link comes first in the tab order.
+    // The new page's heading has the focus (moved there once the page has rendered, which can come a
+    // moment after the heading shows on a loaded machine); the skip link comes first in the tab order.
+    await page
+      .waitForFunction("document.activeElement?.id === 'page-title'", undefined, { timeout: 5_000 })
+      .catch(() => undefined)
     expect(await page.evaluate("document.activeElement?.id")).toBe("page-title")
     const focused = () => page.evaluate("document.activeElement?.textContent?.trim()")
     const tabTo = async (text: string, key: "Tab" | "Shift+Tab") => {

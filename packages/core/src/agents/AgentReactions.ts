@@ -4,7 +4,7 @@ import * as Ids from "../Ids.ts"
 import { Outbox } from "../events/Outbox.ts"
 import { SourceRemoval } from "../knowledge/SourceRemoval.ts"
 import { InboundReceived } from "../messages/InboundReceived.ts"
-import { intentOf } from "../optouts/OptOutKeywords.ts"
+import { intentOf, mayBeKeyword } from "../optouts/OptOutKeywords.ts"
 import { DEFAULT_SETTINGS, OptOutSettingsRepo } from "../optouts/OptOutSettings.ts"
 import { AgentJobsRepo } from "./AgentJobsRepo.ts"
 import { isHeld } from "./AgentResponder.ts"
@@ -33,9 +33,12 @@ export const answerInbound = Hook.on(
           (message) =>
             message.type === "text" && message.text !== null && !isHeld(threadById.get(message.conversation_id)!)
         )
-        if (texts.length === 0) return
-        const keywords = (yield* optOutSettings.find(accountId)) ?? DEFAULT_SETTINGS
-        const answerable = texts.filter((message) => intentOf(keywords, message.text) === undefined)
+        // The settings are read only when a text is short enough to be a keyword: most are not.
+        const keywords = texts.some((message) => mayBeKeyword(message.text))
+          ? ((yield* optOutSettings.find(accountId)) ?? DEFAULT_SETTINGS)
+          : undefined
+        const answerable =
+          keywords === undefined ? texts : texts.filter((message) => intentOf(keywords, message.text) === undefined)
         const jobs = []
         for (const message of answerable) {
           jobs.push({

@@ -146,14 +146,14 @@ export class Campaigns extends Context.Service<
         const sending = stored.filter((c) => (c.status === "queued" || c.status === "sending") && c.channel_id !== null)
         if (sending.length === 0) return found
         const now = yield* Ids.now
-        const held = new Map<string, ReturnType<typeof campaignHold>>()
+        const held = new Map<string, Campaign["paused"] | undefined>()
         for (const channelId of new Set(sending.map((c) => c.channel_id!))) {
           const channel = yield* channels.find(accountId, channelId)
-          held.set(channelId, channel === undefined ? undefined : campaignHold(channel, now))
+          held.set(channelId, channel === undefined ? undefined : pausedBy(channel, now))
         }
         for (const campaign of sending) {
           const hold = held.get(campaign.channel_id!)
-          if (hold !== undefined) found.set(campaign.id, hold)
+          if (hold != null) found.set(campaign.id, hold)
         }
         return found
       })
@@ -412,8 +412,8 @@ export class Campaigns extends Context.Service<
               }
               yield* repo.update(accountId, queued)
               // Queued on a channel Meta flags or restricts: its messages wait with the others already held.
-              const hold = campaignHold(channel, now)
-              if (hold !== undefined && eligible > 0) {
+              const hold = pausedBy(channel, now)
+              if (hold != null && eligible > 0) {
                 yield* outbound.holdCampaigns(accountId, channel.id, Number.POSITIVE_INFINITY, Date.parse(now))
               }
               const result = view(queued, null, { queued: eligible }, hold ?? null)
@@ -458,6 +458,12 @@ export class Campaigns extends Context.Service<
       return Campaigns.of({ list, get, create, update, remove, queue, cancel, recipients })
     })
   )
+}
+
+/** The campaign's `paused`, where its channel holds it (§8.2): why, as the channel says. */
+const pausedBy = (channel: Channel, now: string): Campaign["paused"] | undefined => {
+  const hold = campaignHold(channel, now)
+  return hold === undefined ? undefined : { reason: hold.reason, message: hold.message }
 }
 
 /**

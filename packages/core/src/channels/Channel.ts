@@ -44,25 +44,36 @@ export interface ChannelHealth {
 const BLOCKS_MARKETING: ReadonlySet<string> = new Set(["RESTRICTED_BIZ_INITIATED_MESSAGING", "ACCOUNT_DISABLED"])
 
 /**
- * Why a campaign on this channel waits (§8.2, "paused"), or undefined: Meta flags the number (its
- * quality is low, and more marketing would get it restricted) or restricts business-initiated messages.
+ * Why a campaign on this channel waits (§8.2, "paused"), and until when, or undefined: Meta flags the
+ * number (its quality is low, and more marketing would get it restricted) or restricts
+ * business-initiated messages. `until` is when the last blocking restriction ends; null while the
+ * number is flagged or a blocking restriction has no end (until Meta clears it).
  */
 export const campaignHold = (
   channel: ChannelHealth,
   now: string
-): { readonly reason: "channel_flagged" | "channel_restricted"; readonly message: string } | undefined => {
-  const restriction = channel.restrictions.find(
+):
+  | {
+      readonly reason: "channel_flagged" | "channel_restricted"
+      readonly message: string
+      readonly until: string | null
+    }
+  | undefined => {
+  const blocking = channel.restrictions.filter(
     (r) => BLOCKS_MARKETING.has(r.type) && (r.until === null || r.until > now)
   )
-  if (restriction !== undefined) {
+  const flagged = channel.quality_rating === "red"
+  const ends = blocking.map((r) => r.until)
+  const until = flagged || ends.includes(null) ? null : (ends as Array<string>).reduce((a, b) => (a > b ? a : b), "")
+  const first = blocking[0]
+  if (first !== undefined) {
     return {
       reason: "channel_restricted",
-      message: `Meta restricted the channel (${restriction.type})${restriction.until === null ? "" : ` until ${restriction.until}`}`
+      message: `Meta restricted the channel (${first.type})${first.until === null ? "" : ` until ${first.until}`}`,
+      until
     }
   }
-  if (channel.quality_rating === "red") {
-    return { reason: "channel_flagged", message: "Meta flagged the channel's number for low quality" }
-  }
+  if (flagged) return { reason: "channel_flagged", message: "Meta flagged the channel's number for low quality", until }
   return undefined
 }
 

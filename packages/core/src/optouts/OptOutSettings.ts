@@ -1,10 +1,11 @@
 import { Context, type Effect, Schema } from "effect"
 import { Text } from "../Text.ts"
+import { MAX_KEYWORD_LENGTH } from "./OptOutKeywords.ts"
 
 /** Keywords are compared as `normalize` leaves them, so "Stop!" and " stop " are STOP. */
 const Keyword = Text.check(
   Schema.isMinLength(1, { message: "a keyword must not be empty" }),
-  Schema.isMaxLength(30, { message: "a keyword must be at most 30 characters" })
+  Schema.isMaxLength(MAX_KEYWORD_LENGTH, { message: `a keyword must be at most ${MAX_KEYWORD_LENGTH} characters` })
 )
 const Keywords = Schema.Array(Keyword).check(Schema.isMaxLength(50, { message: "at most 50 keywords" }))
 const Reply = Schema.NullOr(

@@ -7,7 +7,7 @@ import type { Received } from "../messages/InboundReceived.ts"
 import { Messages } from "../messages/Messages.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
-import { intentOf, normalize } from "./OptOutKeywords.ts"
+import { intentOf, mayBeKeyword, normalize } from "./OptOutKeywords.ts"
 import { ConfigureOptOuts, DEFAULT_SETTINGS, type OptOutSettings, OptOutSettingsRepo } from "./OptOutSettings.ts"
 
 /** Each keyword once, as it is compared (`normalize`), in the order given. */
@@ -73,7 +73,7 @@ export class OptOuts extends Context.Service<
 
         const received = ({ accountId, messages: arrived, threads }: Received) =>
           Effect.gen(function* () {
-            const texts = arrived.filter((message) => message.type === "text" && message.text !== null)
+            const texts = arrived.filter((message) => message.type === "text" && mayBeKeyword(message.text))
             if (texts.length === 0) return
             const wanted = (yield* repo.find(accountId)) ?? DEFAULT_SETTINGS
             // A lead's last keyword in the batch decides, and its thread gets the confirmation.

@@ -44,14 +44,11 @@ export const next = (channel: Health, update: HealthUpdate): Health => {
   }
 }
 
-/** Until when a held channel's campaign messages wait: the restriction's end, or until released. */
+/** Until when a held channel's campaign messages wait (epoch ms; Infinity: until released), or null: not held. */
 const holdUntil = (health: Health, now: string): number | null => {
-  if (campaignHold(health, now) === undefined) return null
-  if (health.quality_rating === "red") return Number.POSITIVE_INFINITY
-  const ends = health.restrictions.filter((r) => r.until !== null && r.until > now).map((r) => Date.parse(r.until!))
-  return health.restrictions.some((r) => r.until === null) || ends.length === 0
-    ? Number.POSITIVE_INFINITY
-    : Math.max(...ends)
+  const hold = campaignHold(health, now)
+  if (hold === undefined) return null
+  return hold.until === null ? Number.POSITIVE_INFINITY : Date.parse(hold.until)
 }
 
 /**

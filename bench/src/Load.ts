@@ -23,6 +23,8 @@ export interface LoadOptions {
   }
   readonly connections: number
   readonly seconds: number
+  /** Requests per second offered over all connections (an open load); unset: as fast as answered. */
+  readonly rate?: number | undefined
 }
 
 /** One autocannon run; latencies in milliseconds. */
@@ -35,6 +37,7 @@ export const run = (options: LoadOptions): Promise<LoadResult> =>
         headers: options.headers ?? {},
         connections: options.connections,
         duration: options.seconds,
+        ...(options.rate === undefined ? {} : { overallRate: options.rate }),
         ...(options.next === undefined
           ? {}
           : {

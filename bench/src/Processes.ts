@@ -160,5 +160,17 @@ export const residentMB = (pid: number | undefined): number => {
   }
 }
 
+/** The CPU time a process has used so far, in seconds (user and system, from /proc). */
+export const cpuSeconds = (pid: number | undefined): number => {
+  try {
+    // The command name, in parentheses, may hold spaces: the fields after it are counted from there.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** How long a server has had no request when its resident set is read as "idle". */
 export const IDLE_SECONDS = 4

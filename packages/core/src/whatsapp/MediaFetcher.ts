@@ -1,4 +1,4 @@
-import { Cause, Clock, Data, Effect, Layer, Random, Stream } from "effect"
+import { Cause, Clock, Data, Effect, Layer, Queue, Random, Stream } from "effect"
 import * as Ids from "../Ids.ts"
 import * as Digest from "../internal/digest.ts"
 import * as Loop from "../internal/loop.ts"
@@ -13,7 +13,7 @@ export interface Options {
   readonly limits?: MediaLimits.Limits | undefined
   /** How long a claim holds a file (5 min: a 100 MB document on a slow link). */
   readonly leaseMillis?: number | undefined
-  /** Files fetched at once (16). */
+  /** Files fetched at once (32): the pool is refilled as they finish. */
   readonly batch?: number | undefined
   /** The fallback poll when no wake-up comes (5 s). */
   readonly pollMillis?: number | undefined
@@ -85,7 +85,7 @@ export const layer = (options: Options = {}) =>
       const worker = yield* Ids.make("mdf")
       const limits = options.limits ?? MediaLimits.defaults
       const leaseMillis = options.leaseMillis ?? 300_000
-      const batch = options.batch ?? 16
+      const batch = options.batch ?? 32
       const retryBaseMillis = options.retryBaseMillis ?? 2_000
       const maxAttempts = options.maxAttempts ?? 8
 
@@ -146,27 +146,45 @@ export const layer = (options: Options = {}) =>
           return yield* failed(claimed, "download_failed")
         })
 
-      const runOnce = Effect.gen(function* () {
-        const claimed = yield* queue.claim(worker, yield* Clock.currentTimeMillis, leaseMillis, batch)
-        yield* Effect.forEach(
-          claimed,
-          (one) =>
-            // A defect (the store away) leaves the file claimed: its lease runs out and it is tried again.
-            (one.attempts > maxAttempts ? failed(one, "download_failed") : fetchOne(one)).pipe(
-              Effect.catchCause((cause) =>
-                Cause.hasInterrupts(cause)
-                  ? Effect.interrupt
-                  : Effect.logWarning(`Fetching media of ${one.messageId} failed`, cause)
-              )
-            ),
-          { concurrency: batch, discard: true }
+      // A pool of `batch` files in flight, refilled as files finish rather than batch by batch, so
+      // one slow download does not hold up the fifteen behind it.
+      const scope = yield* Effect.scope
+      let inFlight = 0
+      const freed = yield* Queue.sliding<void>(1)
+      const fetchInPool = (one: ClaimedMedia) =>
+        // A defect (the store away) leaves the file claimed: its lease runs out and it is tried again.
+        (one.attempts > maxAttempts ? failed(one, "download_failed") : fetchOne(one)).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterrupts(cause)
+              ? Effect.interrupt
+              : Effect.logWarning(`Fetching media of ${one.messageId} failed`, cause)
+          ),
+          Effect.ensuring(
+            Effect.suspend(() => {
+              inFlight--
+              return Queue.offer(freed, undefined)
+            })
+          )
         )
-        return claimed.length
-      }).pipe(Effect.withSpan("MediaFetcher.runOnce"))
 
-      // A full batch means more may be waiting: claim again at once.
+      // Claims while the queue has due files, whenever at least half the pool is free (one query
+      // per few files, not one per file); ends when the queue has none due.
       const drain = Effect.gen(function* () {
-        while ((yield* runOnce) >= batch) {}
+        while (true) {
+          const free = batch - inFlight
+          if (free < Math.ceil(batch / 2)) {
+            yield* Queue.take(freed)
+            continue
+          }
+          const claimed = yield* queue
+            .claim(worker, yield* Clock.currentTimeMillis, leaseMillis, free)
+            .pipe(Effect.withSpan("MediaFetcher.claim"))
+          for (const one of claimed) {
+            inFlight++
+            yield* Effect.forkIn(fetchInPool(one), scope)
+          }
+          if (claimed.length < free) return
+        }
       })
       yield* Loop.woken("Fetching media", options.pollMillis ?? 5_000, queue.wakeups, drain)
     })

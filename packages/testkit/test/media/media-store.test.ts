@@ -146,6 +146,33 @@ storeContract(
   192 * MiB
 )
 
+describe("the directory store", () => {
+  it("keeps one file per key (its type on the first line) and makes again a folder removed behind its back", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "leadline-media-"))
+    const runtime = ManagedRuntime.make(FileMediaStore.layer(directory))
+    try {
+      const put = (key: string, type: string, size: number) =>
+        runtime.runPromise(Effect.flatMap(Effect.service(MediaStore), (store) => store.put(key, type, generated(size))))
+      expect(await put("acc/one", "image/png", 1000)).toBe(1000)
+      const [folder] = (await readdir(directory)).filter((name) => name !== "tmp")
+      expect(await readdir(join(directory, folder!))).toHaveLength(1)
+      await rm(join(directory, folder!), { recursive: true })
+      expect(await put("acc/one", "image/jpeg", 2000)).toBe(2000)
+      const kept = await runtime.runPromise(
+        Effect.flatMap(Effect.service(MediaStore), (store) =>
+          Effect.flatMap(store.get("acc/one"), (file) =>
+            Effect.map(digestOf(file!.bytes), (digest) => ({ type: file!.contentType, size: file!.size, digest }))
+          )
+        )
+      )
+      expect(kept).toEqual({ type: "image/jpeg", size: 2000, digest: await expectedOf(2000) })
+    } finally {
+      await runtime.dispose()
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+})
+
 let database: TestDatabase.TestDatabase | undefined
 afterAll(async () => {
   await database?.dispose()

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Scope } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import * as AdminAuthentication from "./admin/AdminAuthenticationMiddleware.ts"
@@ -81,26 +81,30 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
  * docs page at `DOCS_PATH`. Needs nothing but the router.
  */
 export const documentRoutes = (options: Pick<Options, "publicUrl"> = {}) =>
-  Layer.merge(
-    HttpRouter.use((router) =>
-      Effect.gen(function* () {
-        const { publicUrl } = options
-        // A malformed public URL is a configuration mistake: the layer dies with it.
-        const configured =
-          publicUrl === undefined ? undefined : yield* Effect.sync(() => OpenApiDocument.publicServerUrl(publicUrl))
-        const document = OpenApi.fromApi(Api)
-        yield* router.add(
-          "GET",
-          OPENAPI_PATH,
-          Effect.gen(function* () {
-            const request = yield* HttpServerRequest.HttpServerRequest
-            const url = configured ?? OpenApiDocument.requestOrigin(request.headers)
-            return HttpServerResponse.jsonUnsafe(OpenApiDocument.withServer(document, url))
-          })
-        )
-      })
-    ),
-    HttpApiScalar.layer(Api, { path: DOCS_PATH })
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      // Scalar's page carries its 3 MB script inline, which held about 12 MB of every idle server
+      // and a module load at start-up: it is built on the first visit instead.
+      const scope = yield* Effect.scope
+      const docsPage = yield* Effect.cached(
+        HttpRouter.toHttpEffect(HttpApiScalar.layer(Api, { path: DOCS_PATH })).pipe(Scope.provide(scope))
+      )
+      yield* router.add("GET", DOCS_PATH, Effect.flatten(docsPage))
+      const { publicUrl } = options
+      // A malformed public URL is a configuration mistake: the layer dies with it.
+      const configured =
+        publicUrl === undefined ? undefined : yield* Effect.sync(() => OpenApiDocument.publicServerUrl(publicUrl))
+      const document = OpenApi.fromApi(Api)
+      yield* router.add(
+        "GET",
+        OPENAPI_PATH,
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const url = configured ?? OpenApiDocument.requestOrigin(request.headers)
+          return HttpServerResponse.jsonUnsafe(OpenApiDocument.withServer(document, url))
+        })
+      )
+    })
   )
 
 /**

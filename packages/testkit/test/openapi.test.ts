@@ -65,10 +65,17 @@ describe("the OpenAPI document and docs page", () => {
     })
   })
 
-  it("serves a docs page", async () => {
-    const response = await fetch(`${server.baseUrl}/docs`)
-    expect(response.status).toBe(200)
-    expect(response.headers.get("content-type")).toContain("text/html")
-    expect(await response.text()).toContain("Leadline API")
+  it("serves a docs page, Scalar's script inline, the same on every visit (built on the first)", async () => {
+    const visit = async () => {
+      const response = await fetch(`${server.baseUrl}/docs`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toContain("text/html")
+      return response.text()
+    }
+    const [first, second] = [await visit(), await visit()]
+    expect(first).toContain("Leadline API")
+    expect(first).toContain("window.Scalar.createApiReference")
+    expect(first.length).toBeGreaterThan(1_000_000)
+    expect(second).toBe(first)
   })
 })

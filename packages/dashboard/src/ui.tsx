@@ -98,8 +98,10 @@ export const Form = (props: { label: string; onSubmit: () => void; children: Com
 
 export interface Meta {
   readonly limit: number
-  readonly offset: number
-  readonly total: number
+  /** Null for a page asked by cursor (the leads list); the dashboard pages by offset. */
+  readonly offset: number | null
+  /** Null for a searched or filtered leads list, which is not counted. */
+  readonly total: number | null
   readonly has_more: boolean
   readonly next_offset: number | null
 }
@@ -107,18 +109,16 @@ export interface Meta {
 /** "21–40 of 120" with Previous and Next: every list of the API pages the same way. */
 const Pager = (props: { meta: Meta; onOffset: (offset: number) => void; noun: string }) => {
   const { meta } = props
-  const first = meta.total === 0 ? 0 : meta.offset + 1
-  const last = Math.min(meta.offset + meta.limit, meta.total)
+  const offset = meta.offset ?? 0
+  const first = meta.total === 0 ? 0 : offset + 1
+  const last = meta.total === null ? offset + meta.limit : Math.min(offset + meta.limit, meta.total)
   return (
     <nav class="pager" aria-label={`Pages of ${props.noun}`}>
       <span role="status">
-        {first}–{last} of {meta.total} {props.noun}
+        {first}–{last}
+        {meta.total === null ? "" : ` of ${meta.total}`} {props.noun}
       </span>
-      <button
-        type="button"
-        disabled={meta.offset === 0}
-        onClick={() => props.onOffset(Math.max(0, meta.offset - meta.limit))}
-      >
+      <button type="button" disabled={offset === 0} onClick={() => props.onOffset(Math.max(0, offset - meta.limit))}>
         Previous
       </button>
       <button

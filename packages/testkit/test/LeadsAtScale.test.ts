@@ -3,6 +3,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Database from "@leadline/sql-adapter/Database"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
+import type * as LeadSearch from "@leadline/core/leads/LeadSearch"
 import * as SqlLeads from "@leadline/sql-adapter/leads/SqlLeads"
 import * as TestDatabase from "../src/TestDatabase.ts"
 
@@ -65,5 +66,74 @@ describe(`the first page of an account with many leads (${ROWS.toLocaleString("e
     expect(page.items).toHaveLength(50)
     expect(page.items[0]!.id).toBe(`ld_${String(ROWS).padStart(26, "0")}`)
     expect(page.items[49]!.id).toBe(`ld_${String(ROWS - 49).padStart(26, "0")}`)
+  })
+})
+
+describe("finding leads in an account with many (the plans of GET /api/v1/leads's searches)", () => {
+  const none = { prefix: undefined, phoneDigits: undefined, statuses: [], tags: [], assignedUserId: undefined }
+  const filter: LeadSearch.LeadFilter = {
+    ...none,
+    createdAfter: undefined,
+    createdBefore: undefined,
+    updatedAfter: undefined
+  }
+  const anchor = (n: number) =>
+    ({ id: `ld_${String(n).padStart(26, "0")}` }) as unknown as Parameters<typeof LeadSearch.pageOf>[0][number]
+  const planOf = (search: LeadSearch.LeadSearch) =>
+    run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [statement, params] = SqlLeads.searchQuery(sql, ACCOUNT, search).compile()
+        const rows = yield* sql.unsafe<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${statement}`, params)
+        const raw = rows[0]!["QUERY PLAN"]
+        return JSON.stringify(typeof raw === "string" ? JSON.parse(raw) : raw)
+      })
+    )
+
+  it.each([
+    ["a deep page by name, after a cursor", { key: "name", descending: false }, "leads_by_name"],
+    [
+      "a deep page of the recently changed, after a cursor",
+      { key: "updated_at", descending: true },
+      "leads_recently_updated"
+    ],
+    ["a deep page newest first, after a cursor", { key: "created_at", descending: true }, "leads_newest_first"]
+  ] as const)("walks an index from the cursor, without sorting: %s", async (_, order, index) => {
+    const plan = await planOf({ filter, order, window: { by: "after", anchor: anchor(25_000) }, limit: 50 })
+    expect(plan).toContain(`"Index Name":"${index}"`)
+    expect(plan).not.toContain('"Node Type":"Sort"')
+    expect(plan).not.toContain('"Node Type":"Seq Scan"')
+  })
+
+  it("finds names and phones by prefix through their indexes, not by reading the account", async () => {
+    const plan = await planOf({
+      filter: { ...filter, prefix: "+1415000012", phoneDigits: "1415000012" },
+      order: { key: "created_at", descending: true },
+      window: { by: "offset", offset: 0 },
+      limit: 50
+    })
+    expect(plan).toContain('"Index Name":"leads_by_phone"')
+    expect(plan).toContain('"Index Name":"leads_by_name"')
+    expect(plan).not.toContain('"Node Type":"Seq Scan"')
+  })
+
+  it("answers a search as the memory store does", async () => {
+    const found = await run(
+      Effect.gen(function* () {
+        const repo = yield* LeadsRepo
+        return yield* repo.search(ACCOUNT, {
+          filter: { ...filter, prefix: "lead 4999", phoneDigits: undefined },
+          order: { key: "name", descending: false },
+          window: { by: "offset", offset: 0 },
+          limit: 20
+        })
+      }).pipe(Effect.provide(SqlLeads.layer))
+    )
+    // "Lead 4999" and "Lead 49990" to "Lead 49999", in lower-case name order.
+    expect(found.items.map((lead) => lead.name)).toEqual([
+      "Lead 4999",
+      ...Array.from({ length: 10 }, (_, i) => `Lead 4999${i}`)
+    ])
+    expect(found.hasMore).toBe(false)
   })
 })

@@ -52,14 +52,15 @@ export const createLead = async (client: Client, lead: CreateLead): Promise<Lead
 
 export const listLeads = async (client: Client, query: ListQuery = {}): Promise<LeadList> => {
   const search = new URLSearchParams()
-  for (const [name, value] of Object.entries(query)) if (value != null) search.set(name, value)
+  // A repeated parameter (\`tag\`) is an array: one pair per value.
+  for (const [name, value] of Object.entries(query)) for (const one of [value].flat()) if (one != null) search.append(name, one)
   return (await send(client, "GET", \`/api/v1/leads?\${search}\`, 200)) as LeadList
 }
 `
 
 const MAIN = `import { createLead, listLeads, type Client } from "./client.js"
 
-export const run = async (client: Client, phone: string): Promise<{ id: string; phones: Array<string>; total: number }> => {
+export const run = async (client: Client, phone: string): Promise<{ id: string; phones: Array<string>; total: number | null }> => {
   const lead = await createLead(client, { name: "Ada Lovelace", phone, email: null, tags: ["typed"], attributes: { source: "openapi-typescript" } })
   const page = await listLeads(client, { limit: "10" })
   const phones: Array<string> = page.leads.map((each) => each.phone)

@@ -1,10 +1,11 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import {
   type Conflict,
   decodeInput,
   type InvalidInput,
+  invalidField,
   NotFound,
   type PermissionDenied,
   unknownAssignee
@@ -12,6 +13,8 @@ import {
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
+import * as LeadSearch from "./LeadSearch.ts"
+import { type LeadListMeta, LeadListQuery } from "./LeadSearch.ts"
 import { definedFields } from "../Patch.ts"
 import { Transactor } from "../Transactor.ts"
 import * as NewLead from "./Lead.ts"
@@ -26,9 +29,13 @@ type Needs = CurrentPrincipal
 export class Leads extends Context.Service<
   Leads,
   {
+    /**
+     * A page of the account's leads: searched, filtered and sorted as `query` asks, by offset or
+     * by cursor (docs/contract.md, "Finding leads").
+     */
     readonly list: (
-      page: Pagination.Page
-    ) => Effect.Effect<{ leads: ReadonlyArray<Lead>; meta: Pagination.Meta }, PermissionDenied, Needs>
+      query?: LeadListQuery
+    ) => Effect.Effect<{ leads: ReadonlyArray<Lead>; meta: LeadListMeta }, PermissionDenied | InvalidInput, Needs>
     readonly get: (id: string) => Effect.Effect<Lead, PermissionDenied | NotFound, Needs>
     readonly create: (input: CreateLead) => Effect.Effect<Lead, PermissionDenied | Conflict | InvalidInput, Needs>
     readonly update: (
@@ -59,10 +66,55 @@ export class Leads extends Context.Service<
           }
         })
 
-        const list = Effect.fnUntraced(function* (page: Pagination.Page) {
+        const decodeQuery = decodeInput(Schema.toType(LeadListQuery), "query")
+
+        const list = Effect.fnUntraced(function* (raw: LeadListQuery = {}) {
           const principal = yield* authorize("leads.view")
-          const slice = yield* repo.list(principal.accountId, page)
-          return { leads: slice.items, meta: Pagination.meta(page, slice.total) }
+          const query = yield* decodeQuery(raw)
+          const accountId = principal.accountId
+          const page = Pagination.page(query)
+          const filter = LeadSearch.filterOf(query)
+          if (query.offset !== undefined && (query.starting_after ?? query.ending_before) !== undefined) {
+            return yield* invalidField("offset", "a page is asked by offset or by cursor, not both", "query")
+          }
+          if (query.starting_after !== undefined && query.ending_before !== undefined) {
+            return yield* invalidField(
+              "ending_before",
+              "starting_after and ending_before cannot be used together",
+              "query"
+            )
+          }
+          const filtered = LeadSearch.isFiltered(filter)
+          // The first ask of every client, newest first by offset and unfiltered, keeps its one-statement path.
+          if (
+            !filtered &&
+            query.sort === undefined &&
+            query.starting_after === undefined &&
+            query.ending_before === undefined
+          ) {
+            const slice = yield* repo.list(accountId, page)
+            return { leads: slice.items, meta: LeadSearch.offsetMeta(page, slice.total, slice.items) }
+          }
+          const cursor = query.starting_after ?? query.ending_before
+          const anchor = cursor === undefined ? undefined : yield* repo.find(accountId, cursor)
+          if (cursor !== undefined && anchor === undefined) {
+            const parameter = query.starting_after !== undefined ? "starting_after" : "ending_before"
+            return yield* invalidField(parameter, "no such lead in this account", "query")
+          }
+          const search: LeadSearch.LeadSearch = {
+            filter,
+            order: LeadSearch.orderOf(query.sort),
+            window:
+              anchor === undefined
+                ? { by: "offset", offset: page.offset }
+                : { by: query.starting_after !== undefined ? "after" : "before", anchor },
+            limit: page.limit
+          }
+          const [found, total] = yield* Effect.all(
+            [repo.search(accountId, search), filtered ? Effect.succeed(null) : repo.total(accountId)],
+            { concurrency: "unbounded" }
+          )
+          return { leads: found.items, meta: LeadSearch.metaOf(search, found, total) }
         }, Tracing.span("Leads.list"))
 
         const get = Effect.fnUntraced(function* (id: string) {

@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { Conflict } from "../Errors.ts"
 import type { Listed, Page } from "../Pagination.ts"
 import type { Audience } from "./Audience.ts"
+import type { LeadPage, LeadSearch } from "./LeadSearch.ts"
 import type { Bounds } from "../metrics/Calendar.ts"
 import type { Lead, LeadStatus, MarketingOptOut } from "./Lead.ts"
 
@@ -12,6 +13,10 @@ export class LeadsRepo extends Context.Service<
     readonly insert: (accountId: string, lead: Lead) => Effect.Effect<void, Conflict>
     /** Newest first: `created_at` desc, then `id` desc. */
     readonly list: (accountId: string, page: Page) => Effect.Effect<Listed<Lead>>
+    /** A page of a search (`LeadSearch`): its filter, order and window, as `LeadSearch.pageOf` says. */
+    readonly search: (accountId: string, search: LeadSearch) => Effect.Effect<LeadPage>
+    /** How many leads the account has (kept as a count: it does not grow with the account). */
+    readonly total: (accountId: string) => Effect.Effect<number>
     readonly find: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
     /** The ids of the leads with these E.164 phones: phone → lead id. */
     readonly idsByPhone: (

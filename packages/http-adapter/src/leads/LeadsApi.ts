@@ -1,25 +1,31 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CreateLead, DeletedLead, Lead, UpdateLead } from "@leadline/core/leads/Lead"
-import { Meta, PageQueryFields } from "@leadline/core/Pagination"
+import { LeadListMeta, LeadListQuery } from "@leadline/core/leads/LeadSearch"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
 import { Conflict, Forbidden, NotFound, ValidationError } from "../WireErrors.ts"
 
-export const LeadList = Schema.Struct({ leads: Schema.Array(Lead), meta: Meta }).annotate({ identifier: "LeadList" })
+export const LeadList = Schema.Struct({ leads: Schema.Array(Lead), meta: LeadListMeta }).annotate({
+  identifier: "LeadList"
+})
 
 const LeadId = { id: Id.annotate({ description: "A lead id, `ld_…`" }) }
 
 export class LeadsApi extends HttpApiGroup.make("leads")
   .add(
-    HttpApiEndpoint.get("list", "/", { query: PageQueryFields, success: LeadList, error: Forbidden }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List leads",
-        description: "Newest first (`created_at` desc, then `id` desc). Needs `leads:read` or `leads:write`."
-      })
-    ),
+    HttpApiEndpoint.get("list", "/", { query: LeadListQuery, success: LeadList, error: [Forbidden, ValidationError] })
+      // A misspelt filter would otherwise be dropped and list every lead: unknown parameters are a 400.
+      .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List and find leads",
+          description:
+            "Newest first (`created_at` desc, then `id` desc) unless `sort` says otherwise. `q` searches names and emails by prefix (any case) and phones by their digits; `status`, `tag`, `assigned_user_id` and the times filter, all at once. Pages by `offset`, or by cursor with `starting_after` or `ending_before` (a lead id of the list), so that a deep page costs what the first does; `meta` gives both. A parameter that is unknown or malformed is a 400 naming it. Needs `leads:read` or `leads:write`."
+        })
+      ),
     Idempotent.create("create", "/", {
       payload: CreateLead,
       success: Lead,

@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Leads } from "@leadline/core/leads/Leads"
-import { page } from "@leadline/core/Pagination"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"
 import * as Respond from "../Respond.ts"
@@ -12,7 +11,7 @@ export const layer = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const leads = yield* Leads
     return handlers
-      .handle("list", ({ query }) => wire(leads.list(page(query))).pipe(Respond.ok))
+      .handle("list", ({ query }) => wire(leads.list(query)).pipe(Respond.ok))
       .handle("create", ({ payload }) => wire(leads.create(payload)).pipe(Respond.created))
       .handle("get", ({ params }) => wire(leads.get(params.id)).pipe(Respond.ok))
       .handle("update", ({ params, payload }) => wire(leads.update(params.id, payload)).pipe(Respond.ok))

@@ -3,6 +3,7 @@ import * as Calendar from "@leadline/core/metrics/Calendar"
 import { Conflict } from "@leadline/core/Errors"
 import * as Audience from "@leadline/core/leads/Audience"
 import type { Lead } from "@leadline/core/leads/Lead"
+import * as LeadSearch from "@leadline/core/leads/LeadSearch"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
@@ -33,6 +34,16 @@ export const layer = Layer.sync(LeadsRepo)(() => {
         atomically((tx) => leads.insert(tx, { accountId, lead })),
         (violation) => (violation === undefined ? Effect.void : phoneTaken(lead))
       ),
+    search: (accountId, search) =>
+      Effect.sync(() =>
+        LeadSearch.pageOf(
+          [...leads.scan("account", accountId)]
+            .map((row) => row.lead)
+            .filter((lead) => LeadSearch.matches(lead, search.filter)),
+          search
+        )
+      ),
+    total: (accountId) => Effect.sync(() => leads.page("account", accountId, { limit: 1, offset: 0 }).total),
     list: (accountId, page) =>
       Effect.sync(() => {
         const slice = leads.page("account", accountId, page)

@@ -5,6 +5,7 @@ import type { Lead, LeadStatus, MarketingOptOut } from "@leadline/core/leads/Lea
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
 import type { Page } from "@leadline/core/Pagination"
 import type { Audience } from "@leadline/core/leads/Audience"
+import type { LeadFilter, LeadSearch } from "@leadline/core/leads/LeadSearch"
 import * as Tallies from "../internal/tallies.ts"
 import { backendStripe, COUNT_STRIPES, iso, json, orDie, textArray } from "../internal/store.ts"
 import { mayPresume, note, noted, notes, presume, read } from "../UnitOfWork.ts"
@@ -83,6 +84,66 @@ const audienceWhere = (sql: SqlClient.SqlClient, accountId: string, audience: Au
   ])
 }
 
+// LIKE's own characters in a caller's search are matched as themselves.
+const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** `LeadSearch.matches` in SQL (docs/contract.md, "Finding leads"), on the indexes of migration 0038. */
+const searchWhere = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFilter) => {
+  const found =
+    filter.prefix === undefined
+      ? []
+      : [
+          sql.or([
+            sql`lower(name) COLLATE "C" LIKE ${likePrefix(filter.prefix)}`,
+            sql`(email IS NOT NULL AND lower(email) COLLATE "C" LIKE ${likePrefix(filter.prefix)})`,
+            ...(filter.phoneDigits === undefined
+              ? []
+              : [sql`phone COLLATE "C" LIKE ${likePrefix(`+${filter.phoneDigits}`)}`])
+          ])
+        ]
+  return sql.and([
+    sql`account_id = ${accountId}::uuid`,
+    ...found,
+    ...(filter.statuses.length > 0 ? [sql`status = ANY(${textArray(filter.statuses)}::text[])`] : []),
+    ...(filter.tags.length > 0 ? [sql`tags ?| ${textArray(filter.tags)}::text[]`] : []),
+    ...(filter.assignedUserId === undefined
+      ? []
+      : filter.assignedUserId === null
+        ? [sql`assigned_user_id IS NULL`]
+        : [sql`assigned_user_id = ${filter.assignedUserId}::uuid`]),
+    ...(filter.createdAfter === undefined ? [] : [sql`created_at >= ${filter.createdAfter}::timestamptz`]),
+    ...(filter.createdBefore === undefined ? [] : [sql`created_at < ${filter.createdBefore}::timestamptz`]),
+    ...(filter.updatedAfter === undefined ? [] : [sql`updated_at >= ${filter.updatedAfter}::timestamptz`])
+  ])
+}
+
+// The sort key as SQL has it: names in lower case under the C collation, as `LeadSearch.sortValue`.
+const SORT_KEY = { created_at: "created_at", updated_at: "updated_at", name: `lower(name) COLLATE "C"` } as const
+
+/**
+ * One page of a search: `limit + 1` rows in the order (reversed for a page before a lead, then put
+ * back), the extra one saying whether there are more. A cursor compares (key, id) with the anchor's
+ * own row, read in the statement, so both sides are in the database's precision and collation.
+ */
+export const searchQuery = (sql: SqlClient.SqlClient, accountId: string, search: LeadSearch) => {
+  const key = sql.unsafe(SORT_KEY[search.order.key])
+  const window = search.window
+  // A page before the anchor walks the order backwards from it.
+  const descending = window.by === "before" ? !search.order.descending : search.order.descending
+  const direction = sql.unsafe(descending ? "DESC" : "ASC")
+  const cursor =
+    window.by === "offset"
+      ? []
+      : [
+          sql`(${key}, id) ${sql.unsafe(descending ? "<" : ">")} (SELECT ${key}, id FROM leads
+                WHERE account_id = ${accountId}::uuid AND id = ${window.anchor.id})`
+        ]
+  return sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads
+    WHERE ${sql.and([searchWhere(sql, accountId, search.filter), ...cursor])}
+    ORDER BY ${key} ${direction}, id ${direction}
+    LIMIT ${search.limit + 1}::int OFFSET ${window.by === "offset" ? window.offset : 0}::int`
+}
+
 const optOutValue = (optOut: MarketingOptOut | null) => (optOut === null ? null : JSON.stringify(optOut))
 
 export const layer = Layer.effect(
@@ -151,6 +212,19 @@ export const layer = Layer.effect(
             { concurrency: "unbounded" }
           )
         ).pipe(Effect.map(([rows, [count]]) => ({ items: rows.map(toLead), total: count?.total ?? 0 }))),
+      total: (accountId) =>
+        orDie(
+          sql<{ total: number }>`SELECT coalesce(sum(total), 0)::int AS total FROM lead_counts
+                                 WHERE account_id = ${accountId}::uuid`
+        ).pipe(Effect.map(([row]) => row?.total ?? 0)),
+      search: (accountId, search) =>
+        orDie(searchQuery(sql, accountId, search)).pipe(
+          Effect.map((rows) => {
+            const hasMore = rows.length > search.limit
+            const page = rows.slice(0, search.limit).map(toLead)
+            return { items: search.window.by === "before" ? page.reverse() : page, hasMore }
+          })
+        ),
       find: (accountId, id) =>
         orDie(
           read(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`)

@@ -6,6 +6,7 @@ import { type AccountFixture, makeAccount, makeUser, nextPhone } from "../Fixtur
 import { call } from "../Http.ts"
 import { forbidden, listAll } from "../internal/wire.ts"
 import type { ContractContext } from "../Slice.ts"
+import * as LeadSearchContract from "./LeadSearchContract.ts"
 import { LEAD_KEYS, postLead } from "./LeadsResource.ts"
 
 /** Leads: scopes, the CRUD contract, pagination, isolation, bad input, and the typed client. */
@@ -144,28 +145,68 @@ export const contract = (context: ContractContext) => {
     it("gives meta on the first, middle, last and past-the-end pages", async () => {
       const first = await list("?limit=2")
       expect(first.status).toBe(200)
-      expect(first.body.meta).toEqual({ limit: 2, offset: 0, total: 5, has_more: true, next_offset: 2 })
+      expect(first.body.meta).toEqual({
+        limit: 2,
+        offset: 0,
+        total: 5,
+        has_more: true,
+        next_offset: 2,
+        next_starting_after: newestFirst[1],
+        previous_ending_before: null
+      })
       expect(first.body.leads.map((lead: { id: string }) => lead.id)).toEqual(newestFirst.slice(0, 2))
 
       const middle = await list("?limit=2&offset=2")
-      expect(middle.body.meta).toEqual({ limit: 2, offset: 2, total: 5, has_more: true, next_offset: 4 })
+      expect(middle.body.meta).toEqual({
+        limit: 2,
+        offset: 2,
+        total: 5,
+        has_more: true,
+        next_offset: 4,
+        next_starting_after: newestFirst[3],
+        previous_ending_before: newestFirst[2]
+      })
       expect(middle.body.leads.map((lead: { id: string }) => lead.id)).toEqual(newestFirst.slice(2, 4))
 
       const last = await list("?limit=2&offset=4")
-      expect(last.body.meta).toEqual({ limit: 2, offset: 4, total: 5, has_more: false, next_offset: null })
+      expect(last.body.meta).toEqual({
+        limit: 2,
+        offset: 4,
+        total: 5,
+        has_more: false,
+        next_offset: null,
+        next_starting_after: null,
+        previous_ending_before: newestFirst[4]
+      })
       expect(last.body.leads).toHaveLength(1)
 
       const past = await list("?offset=10")
       expect(past.status).toBe(200)
       expect(past.body).toEqual({
         leads: [],
-        meta: { limit: 50, offset: 10, total: 5, has_more: false, next_offset: null }
+        meta: {
+          limit: 50,
+          offset: 10,
+          total: 5,
+          has_more: false,
+          next_offset: null,
+          next_starting_after: null,
+          previous_ending_before: null
+        }
       })
     })
 
     it("defaults to limit 50, offset 0", async () => {
       const reply = await list("")
-      expect(reply.body.meta).toEqual({ limit: 50, offset: 0, total: 5, has_more: false, next_offset: null })
+      expect(reply.body.meta).toEqual({
+        limit: 50,
+        offset: 0,
+        total: 5,
+        has_more: false,
+        next_offset: null,
+        next_starting_after: null,
+        previous_ending_before: null
+      })
     })
 
     it("visits every lead once, newest first, by walking next_offset", async () => {
@@ -310,4 +351,6 @@ export const contract = (context: ContractContext) => {
       expect(failure).toMatchObject({ error: "Insufficient scope: requires leads:write", code: "forbidden" })
     })
   })
+
+  LeadSearchContract.contract(context)
 }

@@ -52,7 +52,7 @@ export class Analytics extends Context.Service<
             )
           )
           return {
-            ...echo(range),
+            ...echo(range, query),
             ...Object.fromEntries(sections.map((section, i) => [section.key, parts[i]]))
           } as Summary
         }).pipe(Tracing.span("Analytics.summary"))
@@ -73,7 +73,7 @@ export class Analytics extends Context.Service<
           return {
             metric: query.metric as MetricName,
             interval,
-            ...echo(range),
+            ...echo(range, query),
             currency: query.currency ?? null,
             points: buckets.starts.map((start, i) => ({
               start: Calendar.formatInstant(start, range.zone),
@@ -87,10 +87,12 @@ export class Analytics extends Context.Service<
   )
 }
 
-const echo = (range: Calendar.Range) => ({
+// The zone as the caller named it: ICU answers some names with a legacy alias (Asia/Kolkata as
+// Asia/Calcutta), which a caller comparing its own value would not recognise.
+const echo = (range: Calendar.Range, query: SummaryQuery) => ({
   from: Calendar.formatDate(range.from),
   to: Calendar.formatDate(range.to),
-  tz: range.zone.id
+  tz: query.tz ?? range.zone.id
 })
 
 const DEFAULT_DATES = 30

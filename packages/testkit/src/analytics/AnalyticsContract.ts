@@ -188,6 +188,18 @@ export const contract = (context: ContractContext) => {
         "?metric=messages_inbound&interval=hour&tz=Asia/Kolkata&from=2026-11-02&to=2026-11-02"
       )
       expect(kolkata.points[0].start).toBe("2026-11-02T00:00:00+05:30")
+      // The zone comes back as the caller named it, not as ICU's legacy alias (Asia/Calcutta).
+      expect(kolkata.tz).toBe("Asia/Kolkata")
+      const kathmandu = await timeseriesOf(
+        context.target,
+        key,
+        "?metric=messages_inbound&interval=day&tz=Asia/Kathmandu&from=2026-11-02&to=2026-11-02"
+      )
+      expect(kathmandu.tz).toBe("Asia/Kathmandu")
+      expect(kathmandu.points[0].start).toBe("2026-11-02T00:00:00+05:45")
+      const summary = await call(context.target, "GET", "/api/v1/analytics/summary?tz=Asia/Kathmandu", { auth: key })
+      expect(summary.status).toBe(200)
+      expect(summary.body.tz).toBe("Asia/Kathmandu")
       const weeks = await timeseriesOf(
         context.target,
         key,

@@ -2,12 +2,20 @@ import { ByteSize, Cause, Context, Effect, Exit, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, rejection, toResponse } from "./ErrorMapping.ts"
+import { IMPORT_UPLOAD, mediaType } from "./leads/LeadFiles.ts"
 import * as HttpMetrics from "./observability/HttpMetrics.ts"
 import { NotFound, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+/** A route whose body is a file rather than JSON: its path, the types it takes, and its own limit. */
+export interface Upload {
+  readonly path: string
+  readonly types: ReadonlyArray<string>
+  readonly maxBytes: number
+}
 
 const isJson = (contentType: string | undefined) => {
   if (contentType === undefined) return false
@@ -51,12 +59,36 @@ const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTim
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
-export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number) => {
+export const bodyGuard = (
+  maxBodyBytes: number,
+  timeoutSeconds: number,
+  uploads: ReadonlyArray<Upload> = [IMPORT_UPLOAD]
+) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
+  const uploadOf = (url: string) => {
+    const query = url.indexOf("?")
+    const path = query === -1 ? url : url.slice(0, query)
+    return uploads.find((upload) => upload.path === path)
+  }
   const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const upload = request.method === "POST" ? uploadOf(request.url) : undefined
+      if (upload !== undefined) {
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > upload.maxBytes) return Effect.succeed(tooLarge(upload.maxBytes))
+        if (!upload.types.includes(mediaType(request.headers["content-type"]))) {
+          return Effect.succeed(
+            toResponse(new UnsupportedMediaType({ error: `The request body must be ${upload.types.join(" or ")}` }))
+          )
+        }
+        return deadline(
+          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(upload.maxBytes)),
+          timeoutMillis,
+          tooSlow
+        )
+      }
       if (BODY_METHODS.has(request.method)) {
         const length = request.headers["content-length"]
         if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(tooLarge(maxBodyBytes))

@@ -1,5 +1,6 @@
 import { ByteSize, Cause, Context, Effect, Exit, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, rejection, toResponse } from "./ErrorMapping.ts"
 import { IMPORT_UPLOAD, mediaType } from "./leads/LeadFiles.ts"
@@ -59,21 +60,52 @@ const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTim
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
+/**
+ * The methods of each API path without parameters. A path that is also a value of a sibling's parameter
+ * (`/api/v1/leads/imports` beside `/api/v1/leads/:id`) answers a method it lacks "No such route", as any
+ * path does, rather than reaching the sibling (`GET /api/v1/leads/imports` is no lead's read).
+ */
+export const staticMethods = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): ReadonlyMap<string, ReadonlySet<string>> => {
+  const methods = new Map<string, Set<string>>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      if (endpoint.path.includes(":")) return
+      const own = methods.get(endpoint.path) ?? new Set<string>()
+      own.add(endpoint.method)
+      methods.set(endpoint.path, own)
+    }
+  })
+  return methods
+}
+
+const ROUTED_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
+
 export const bodyGuard = (
   maxBodyBytes: number,
   timeoutSeconds: number,
-  uploads: ReadonlyArray<Upload> = [IMPORT_UPLOAD]
+  uploads: ReadonlyArray<Upload> = [IMPORT_UPLOAD],
+  ownMethods: ReadonlyMap<string, ReadonlySet<string>> = new Map()
 ) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
-  const uploadOf = (url: string) => {
+  const pathOf = (url: string) => {
     const query = url.indexOf("?")
-    const path = query === -1 ? url : url.slice(0, query)
+    return query === -1 ? url : url.slice(0, query)
+  }
+  const uploadOf = (url: string) => {
+    const path = pathOf(url)
     return uploads.find((upload) => upload.path === path)
   }
   const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const own = ownMethods.get(pathOf(request.url))
+      if (own !== undefined && ROUTED_METHODS.has(request.method) && !own.has(request.method)) {
+        return Effect.succeed(noRoute)
+      }
       const upload = request.method === "POST" ? uploadOf(request.url) : undefined
       if (upload !== undefined) {
         const length = request.headers["content-length"]

@@ -124,7 +124,9 @@ export const routes = <E = never, R = never>(
       Layer.provide(
         RequestEnvelope.bodyGuard(
           options.maxBodyBytes ?? RequestEnvelope.DEFAULT_MAX_BODY_BYTES,
-          options.requestTimeoutSeconds ?? 30
+          options.requestTimeoutSeconds ?? 30,
+          undefined,
+          RequestEnvelope.staticMethods(Api)
         )
       )
     ),

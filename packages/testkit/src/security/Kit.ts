@@ -135,10 +135,7 @@ export const makeKit = (
   )
 
   const send = (route: Resource.Route, request: Resource.RouteRequest, auth: string | undefined) =>
-    call(server, route.method, request.path, {
-      auth,
-      ...(request.json === undefined ? {} : { json: request.json })
-    })
+    call(server, route.method, request.path, { auth, ...Resource.bodyOf(request) })
 
   return {
     server,

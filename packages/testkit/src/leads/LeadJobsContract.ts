@@ -14,14 +14,14 @@ export const postImport = (target: Target, key: string, file: string, query = ""
   })
 
 /** Polls the job until it is done (succeeded or failed), then returns it. */
-export const waitForJob = async (target: Target, key: string, id: string): Promise<any> => {
-  const deadline = Date.now() + 20_000
+export const waitForJob = async (target: Target, key: string, id: string, timeoutMs = 20_000): Promise<any> => {
+  const deadline = Date.now() + timeoutMs
   while (true) {
     const reply = await call(target, "GET", `/api/v1/leads/jobs/${id}`, { auth: key })
     expect(reply.status, reply.text).toBe(200)
     if (reply.body.state === "succeeded" || reply.body.state === "failed") return reply.body
     if (Date.now() > deadline) throw new Error(`job ${id} still ${reply.body.state}`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
+    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
 

@@ -1,4 +1,4 @@
-import { Cause, Clock, Context, Data, Effect, Layer } from "effect"
+import { Cause, Clock, Context, Data, Effect, Fiber, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
@@ -67,22 +67,20 @@ export class LeadJobRunner extends Context.Service<LeadJobRunner, { readonly run
           finished_at: now
         })
 
-        /** One chunk of an import; the job after it, or undefined when it was the last. */
-        const importChunk = (
-          claimed: ClaimedJob,
+        /**
+         * An import's chunk read and checked, outside any transaction: its rows, each checked as a
+         * create, its assignees looked up and its new leads' ids made. Undefined past the last chunk.
+         */
+        const prepare = (
+          accountId: string,
           spec: Job.ImportSpec,
-          job: LeadJob,
+          jobId: string,
           seq: number,
           users: Map<string, boolean>
         ) =>
           Effect.gen(function* () {
-            const { accountId } = claimed
-            const rows = yield* jobs.chunk(accountId, job.id, seq)
-            const now = yield* Ids.now
-            if (rows === undefined) {
-              yield* transactor.withTransaction(advance(accountId, finished(job, now), String(seq)))
-              return undefined
-            }
+            const rows = yield* jobs.chunk(accountId, jobId, seq)
+            if (rows === undefined) return undefined
             const checked = rows.map((row) => LeadImport.check(row, spec))
             const assignees = new Set<string>()
             for (const one of checked) {
@@ -92,48 +90,93 @@ export class LeadJobRunner extends Context.Service<LeadJobRunner, { readonly run
             for (const id of assignees) users.set(id, (yield* accounts.findUser(accountId, id)) !== undefined)
             const ids: Array<string> = []
             for (const one of checked) if ("input" in one) ids.push(yield* Ids.make("ld"))
-            let next = 0
-            return yield* transactor.withTransaction(
-              Effect.gen(function* () {
-                const phones = checked.flatMap((one) => ("input" in one ? [one.input.phone] : []))
-                const existing = new Map(
-                  (yield* leads.findByPhones(accountId, phones)).map((lead) => [lead.phone, lead])
-                )
-                const plan = LeadImport.plan(
-                  checked,
-                  spec,
-                  existing,
-                  (id) => users.get(id) === true,
-                  () => ids[next++]!,
-                  now
-                )
-                const errors: Array<RowError> = [...plan.errors]
-                const counts = { ...plan.counts }
-                if (!job.dry_run) {
-                  const inserted = new Set(yield* leads.insertMany(accountId, plan.inserts))
-                  // A phone a single create took since the rows were read: that row is refused, as its create would be.
-                  const made = plan.inserts.filter((lead) => inserted.has(lead.id))
-                  for (const lead of plan.inserts) {
-                    if (inserted.has(lead.id)) continue
-                    const row = plan.madeBy.get(lead.id) ?? null
-                    errors.push({ row, lead_id: null, field: "phone", reason: phoneTakenMessage(lead.phone) })
-                    counts.created--
-                    counts.failed++
-                  }
-                  yield* leads.updateMany(accountId, plan.updates)
-                  yield* emitAll(made.map((lead) => pending(LeadEvents.created, lead))).pipe(
-                    Effect.provideService(Outbox, outbox),
-                    Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "import"))
-                  )
+            return { seq, checked, ids }
+          })
+
+        type Prepared = NonNullable<Effect.Success<ReturnType<typeof prepare>>>
+
+        /** A prepared chunk applied in one transaction; the job after it, or undefined when it was the last. */
+        const applyChunk = (
+          accountId: string,
+          spec: Job.ImportSpec,
+          job: LeadJob,
+          chunk: Prepared,
+          users: Map<string, boolean>
+        ) =>
+          transactor.withTransaction(
+            Effect.gen(function* () {
+              const { seq, checked, ids } = chunk
+              const now = yield* Ids.now
+              let next = 0
+              const phones = checked.flatMap((one) => ("input" in one ? [one.input.phone] : []))
+              const existing = new Map((yield* leads.findByPhones(accountId, phones)).map((lead) => [lead.phone, lead]))
+              const plan = LeadImport.plan(
+                checked,
+                spec,
+                existing,
+                (id) => users.get(id) === true,
+                () => ids[next++]!,
+                now
+              )
+              const errors: Array<RowError> = [...plan.errors]
+              const counts = { ...plan.counts }
+              if (!job.dry_run) {
+                const inserted = new Set(yield* leads.insertMany(accountId, plan.inserts))
+                // A phone a single create took since the rows were read: that row is refused, as its create would be.
+                const made = plan.inserts.filter((lead) => inserted.has(lead.id))
+                for (const lead of plan.inserts) {
+                  if (inserted.has(lead.id)) continue
+                  const row = plan.madeBy.get(lead.id) ?? null
+                  errors.push({ row, lead_id: null, field: "phone", reason: phoneTakenMessage(lead.phone) })
+                  counts.created--
+                  counts.failed++
                 }
-                errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0))
-                const last = (seq + 1) * CHUNK_ROWS >= (job.total_rows ?? 0)
-                const after = Job.progressed(job, counts, errors, now)
-                const written = last ? finished(after, now) : after
-                yield* advance(accountId, written, String(seq + 1))
-                return last ? undefined : written
-              })
-            )
+                yield* leads.updateMany(accountId, plan.updates)
+                yield* emitAll(made.map((lead) => pending(LeadEvents.created, lead))).pipe(
+                  Effect.provideService(Outbox, outbox),
+                  Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "import"))
+                )
+              }
+              errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0))
+              const last = (seq + 1) * CHUNK_ROWS >= (job.total_rows ?? 0)
+              const after = Job.progressed(job, counts, errors, now)
+              const written = last ? finished(after, now) : after
+              yield* advance(accountId, written, String(seq + 1))
+              return last ? undefined : written
+            })
+          )
+
+        /**
+         * An import from the chunk it stopped at: each chunk is read and checked while the one before it
+         * is written (the checks are CPU, the writes the database's), then applied in its transaction.
+         */
+        const runImport = (
+          claimed: ClaimedJob,
+          spec: Job.ImportSpec,
+          from: number,
+          progress: (job: LeadJob, seq: number) => void
+        ) =>
+          Effect.gen(function* () {
+            const { accountId } = claimed
+            const users = new Map<string, boolean>()
+            let job = claimed.job
+            let ahead = yield* Effect.forkChild(prepare(accountId, spec, job.id, from, users))
+            while (true) {
+              const chunk = yield* Fiber.join(ahead)
+              if (chunk === undefined) {
+                const now = yield* Ids.now
+                yield* transactor.withTransaction(advance(accountId, finished(job, now), String(from)))
+                return
+              }
+              ahead = yield* Effect.forkChild(prepare(accountId, spec, job.id, chunk.seq + 1, users))
+              const after = yield* applyChunk(accountId, spec, job, chunk, users).pipe(
+                Effect.onError(() => Fiber.interrupt(ahead))
+              )
+              if (after === undefined) return yield* Fiber.interrupt(ahead)
+              job = after
+              from = chunk.seq + 1
+              progress(job, from)
+            }
           })
 
         /** One page of a bulk change: the job after it, and the last lead read (undefined when done). */
@@ -204,15 +247,10 @@ export class LeadJobRunner extends Context.Service<LeadJobRunner, { readonly run
             let cursor = claimed.cursor
             const attempt = Effect.gen(function* () {
               if (spec.kind === "import") {
-                const users = new Map<string, boolean>()
-                let seq = Number(cursor ?? "0")
-                while (true) {
-                  const after = yield* importChunk(claimed, spec, job, seq, users)
-                  if (after === undefined) return
+                return yield* runImport(claimed, spec, Number(cursor ?? "0"), (after, seq) => {
                   job = after
-                  seq++
                   cursor = String(seq)
-                }
+                })
               }
               while (true) {
                 const after = yield* bulkPageOf(claimed, spec, job, cursor)

@@ -152,6 +152,27 @@ export const contract = (context: ContractContext) =>
       expect(made.body.leads[0]).toMatchObject({ name: "Nd One", status: "qualified", assigned_user_id: userId })
     })
 
+    it("emits lead.created for each lead an import makes, as a create does, and nothing for an update", async () => {
+      const owner = await makeAccount(context.target, { name: "Import events" })
+      const endpoint = await call(context.target, "POST", "/api/webhooks/endpoints", {
+        auth: owner.ownerKey,
+        json: { url: "https://hooks.example.com/leadline", events: ["lead.created"] }
+      })
+      expect(endpoint.status, endpoint.text).toBe(201)
+      const known = await createLead(context.target, owner.ownerKey)
+      const csv = `name,phone\nOne,${nextPhone()}\nTwo,${nextPhone()}\nRenamed,${known.phone}\n`
+      const reply = await postImport(context.target, owner.ownerKey, csv)
+      const job = await waitForJob(context.target, owner.ownerKey, reply.body.id)
+      expect(job.counts).toMatchObject({ created: 2, updated: 1 })
+      const deliveries = await call(context.target, "GET", "/api/webhooks/deliveries?limit=100", {
+        auth: owner.ownerKey
+      })
+      expect(deliveries.status, deliveries.text).toBe(200)
+      const types = deliveries.body.deliveries.map((delivery: { event_type: string }) => delivery.event_type)
+      // The single create's, then the import's two.
+      expect(types).toEqual(["lead.created", "lead.created", "lead.created"])
+    })
+
     it("refuses a file it cannot use with a 400 naming the parameter, and starts nothing", async () => {
       const before = await call(context.target, "GET", "/api/v1/leads/jobs", { auth: fixture.ownerKey })
       const cases: ReadonlyArray<[string, string, string, string]> = [

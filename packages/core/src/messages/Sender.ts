@@ -4,8 +4,17 @@ import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
 import type { Interactive } from "./Interactive.ts"
+import { sentMedia } from "./Message.ts"
+import { type FileMissing, MediaUploads } from "./MediaUploads.ts"
 import { MessageStatuses, type Update } from "./MessageStatuses.ts"
-import { MessageTransport, type OutboundBody, OutcomeUnknown, type SendFailure } from "./MessageTransport.ts"
+import {
+  MessageTransport,
+  type OutboundBody,
+  OutcomeUnknown,
+  type Rejected,
+  type SendFailure
+} from "./MessageTransport.ts"
+import { isSendType } from "./UploadedMedia.ts"
 import type { DeliveryError as Failure } from "./StatusMerge.ts"
 import { type ClaimedMessage, OutboundQueue } from "./OutboundQueue.ts"
 
@@ -26,8 +35,18 @@ const THROUGHPUT = 130429
 /** Attempts before a message that keeps being refused for now is failed (§7.3). */
 export const MAX_ATTEMPTS = 10
 
-const bodyOf = (claimed: ClaimedMessage): OutboundBody => {
+/** What goes to the provider; a file send's `graphMediaId` is its uploaded file's id at Graph. */
+const bodyOf = (claimed: ClaimedMessage, graphMediaId: string | undefined): OutboundBody => {
   const { message } = claimed
+  const media = sentMedia(message)
+  if (isSendType(message.type) && media !== null) {
+    return {
+      type: message.type,
+      media: graphMediaId !== undefined ? { id: graphMediaId } : { link: media.link ?? "" },
+      caption: media.caption,
+      filename: media.filename
+    }
+  }
   if (message.type === "text") return { type: "text", text: message.text ?? "" }
   if (message.type === "interactive") return { type: "interactive", interactive: message.interactive as Interactive }
   // A reaction is queued only with its target's wamid (docs/contract-messaging.md §5.5).
@@ -72,6 +91,7 @@ export const layer = (options: Options = {}) =>
     Effect.gen(function* () {
       const queue = yield* OutboundQueue
       const transport = yield* MessageTransport
+      const uploads = yield* MediaUploads
       const statuses = yield* MessageStatuses
       const worker = yield* Ids.make("snd")
       const leaseMillis = options.leaseMillis ?? 30_000
@@ -151,14 +171,51 @@ export const layer = (options: Options = {}) =>
           })
         })
 
+      /**
+       * An uploaded file's id at Graph on the message's channel, uploaded first when Graph does not
+       * have it (docs/contract-messaging.md §7.3); undefined for every other message.
+       */
+      const graphMediaOf = (claimed: ClaimedMessage): Effect.Effect<string | undefined, Rejected | FileMissing> => {
+        const mediaId = sentMedia(claimed.message)?.media_id ?? null
+        if (mediaId === null) return Effect.succeed(undefined)
+        const channel = { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken }
+        return uploads
+          .graphIdFor(claimed.accountId, mediaId, claimed.message.channel_id, (file) =>
+            transport.upload({ ...file, channel })
+          )
+          .pipe(Tracing.span("Sender.upload"))
+      }
+
+      /** An upload refused for good, or a file gone: the message fails with its own code, nothing was sent. */
+      const uploadFailed = (claimed: ClaimedMessage, failure: Rejected | FileMissing, at: string) =>
+        failure._tag === "FileMissing"
+          ? Effect.succeed(
+              failed(claimed, at, {
+                code: "media_missing",
+                message: `The file ${failure.mediaId} is no longer in the media store`,
+                provider_code: null
+              })
+            )
+          : Effect.map(afterFailure(claimed, failure, at), (ending) =>
+              ending === undefined
+                ? undefined
+                : failed(claimed, at, {
+                    code: "media_upload_failed",
+                    message: `WhatsApp refused the file: ${failure.message}`,
+                    provider_code: failure.providerCode
+                  })
+            )
+
       const sendOne = (claimed: ClaimedMessage) =>
         Effect.gen(function* () {
+          const graphMedia = yield* Effect.result(graphMediaOf(claimed))
+          if (graphMedia._tag === "Failure") return yield* uploadFailed(claimed, graphMedia.failure, yield* Ids.now)
           const result = yield* Effect.exit(
             transport
               .send({
                 channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },
                 to: claimed.to,
-                body: bodyOf(claimed),
+                body: bodyOf(claimed, graphMedia.success),
                 callbackData: claimed.message.id
               })
               .pipe(Tracing.span("Sender.send"))

@@ -1,0 +1,181 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as SqlApp from "@leadline/sql-adapter/SqlApp"
+import * as FileMediaStore from "@leadline/server/FileMediaStore"
+import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
+import { makeConversation } from "../../src/conversations/ConversationsResource.ts"
+import { pdfFile, pngFile, upload } from "../../src/conversations/OutboundMedia.ts"
+import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
+import { call } from "../../src/Http.ts"
+import { until } from "../../src/internal/wire.ts"
+import * as TestDatabase from "../../src/TestDatabase.ts"
+import * as TestServer from "../../src/TestServer.ts"
+import * as MockGraph from "../../src/whatsapp/MockGraph.ts"
+
+/**
+ * Outbound files through the Cloud API transport, against a mock Graph server
+ * (docs/contract-messaging.md §5.9, §7.3), on SQL with each media store: the database's (PostgreSQL,
+ * in chunks) and a directory's. The sender uploads a file to Graph once per channel, sends Graph's
+ * id, fails the message when Graph refuses the file, and retries a rate limit or a 5xx.
+ */
+
+const files = async (directory: string): Promise<ReadonlyArray<string>> =>
+  (await readdir(directory, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+
+const stores: ReadonlyArray<readonly [string, boolean]> = [
+  ["with the PostgreSQL media store", false],
+  ["with the directory media store", true]
+]
+
+for (const [name, inDirectory] of stores) {
+  describe(`outbound files through the Cloud API, on SQL ${name}`, () => {
+    let graph: MockGraph.MockGraph
+    let database: TestDatabase.TestDatabase
+    let server: TestServer.Running
+    let account: AccountFixture
+    let directory: string | undefined
+
+    beforeAll(async () => {
+      graph = await MockGraph.start()
+      database = await TestDatabase.make()
+      directory = inDirectory ? await mkdtemp(join(tmpdir(), "leadline-outbound-")) : undefined
+      server = await TestServer.start({
+        app: SqlApp.layer(database.config, directory === undefined ? undefined : FileMediaStore.layer(directory)),
+        messaging: {
+          transport: CloudTransport.layer({ baseUrl: graph.url, timeoutMillis: 2_000 }),
+          senderOptions: { pollMillis: 100 }
+        }
+      })
+      account = await makeAccount(server)
+    })
+    beforeEach(() => graph.reset())
+    afterAll(async () => {
+      await server?.close()
+      await graph?.close()
+      await database?.dispose()
+      if (directory !== undefined) await rm(directory, { recursive: true, force: true })
+    })
+
+    const key = () => account.ownerKey
+    const get = async (path: string) => {
+      const reply = await call(server, "GET", path, { auth: key() })
+      expect(reply.status, reply.text).toBe(200)
+      return reply.body
+    }
+    const send = async (conversationId: string, body: unknown) => {
+      const reply = await call(server, "POST", `/api/v1/conversations/${conversationId}/messages`, {
+        auth: key(),
+        json: body
+      })
+      expect(reply.status, reply.text).toBe(201)
+      return reply.body.id as string
+    }
+    const settled = (id: string, timeoutMs = 15_000) =>
+      until(
+        () => get(`/api/v1/messages/${id}`),
+        (message) => message.status !== "queued",
+        timeoutMs
+      )
+    const sendsOf = (id: string) =>
+      graph
+        .requests()
+        .filter((r) => (r.body as { biz_opaque_callback_data?: string } | undefined)?.biz_opaque_callback_data === id)
+
+    it("uploads a file to Graph once per channel, and sends Graph's id", async () => {
+      const file = pngFile(300_000, "range.png")
+      const media = (await upload(server, key(), file)).body
+      const first = await makeConversation(server, key())
+      const ids = [
+        await send(first.conversation.id, { type: "image", image: { id: media.id, caption: "Spring" } }),
+        await send(first.conversation.id, { type: "image", image: { id: media.id } })
+      ]
+      for (const id of ids) expect((await settled(id)).status).toBe("sent")
+      const [uploaded] = graph.uploads()
+      expect(graph.uploads()).toHaveLength(1)
+      expect(uploaded!.path).toBe(`/v24.0/${first.channel.phone_number_id}/media`)
+      const form = await new Response(uploaded!.bytes as Uint8Array<ArrayBuffer>, {
+        headers: { "content-type": uploaded!.headers["content-type"]! }
+      }).formData()
+      expect(form.get("type")).toBe("image/png")
+      expect(new Uint8Array(await (form.get("file") as File).arrayBuffer())).toEqual(file.bytes)
+      expect(sendsOf(ids[0]!)[0]!.body).toMatchObject({
+        type: "image",
+        image: { id: uploaded!.messageId, caption: "Spring" }
+      })
+      expect((sendsOf(ids[1]!)[0]!.body as { image: unknown }).image).toEqual({ id: uploaded!.messageId })
+
+      // Graph's ids are per number: another channel gets its own upload.
+      const second = await makeConversation(server, key())
+      const third = await send(second.conversation.id, { type: "image", image: { id: media.id } })
+      expect((await settled(third)).status).toBe("sent")
+      expect(graph.uploads().map((r) => r.path)).toEqual([
+        `/v24.0/${first.channel.phone_number_id}/media`,
+        `/v24.0/${second.channel.phone_number_id}/media`
+      ])
+    })
+
+    it("fails the message when Graph refuses the file, and sends nothing", async () => {
+      const media = (await upload(server, key(), pdfFile(5000, "terms.pdf"))).body
+      const { conversation } = await makeConversation(server, key())
+      graph.script(MockGraph.Reply.graphError(400, 131053, { message: "Media upload error" }))
+      const used = async () => (await get("/api/usage")).usage.messages_used as number
+      const before = await used()
+      const id = await send(conversation.id, { type: "document", document: { id: media.id } })
+      const message = await settled(id)
+      expect(message).toMatchObject({
+        status: "failed",
+        error: {
+          code: "media_upload_failed",
+          message: "WhatsApp refused the file: Media upload error",
+          provider_code: 131053
+        }
+      })
+      expect(graph.uploads()).toHaveLength(1)
+      expect(sendsOf(id)).toEqual([])
+      // A failed message gives its use back (§10).
+      expect(await used()).toBe(before)
+    })
+
+    it("retries an upload Graph rate-limited or failed with a 5xx, then sends", async () => {
+      const media = (await upload(server, key(), pdfFile(6000, "menu.pdf"))).body
+      const { conversation } = await makeConversation(server, key())
+      graph.script(MockGraph.Reply.graphError(429, 4), MockGraph.Reply.html(502))
+      const id = await send(conversation.id, { type: "document", document: { id: media.id, caption: "Menu" } })
+      const message = await settled(id, 20_000)
+      expect(message.status, JSON.stringify(message.error)).toBe("sent")
+      expect(graph.uploads()).toHaveLength(3)
+      expect(sendsOf(id)).toHaveLength(1)
+      expect(sendsOf(id)[0]!.body).toMatchObject({
+        type: "document",
+        document: { id: graph.uploads()[2]!.messageId, caption: "Menu", filename: "menu.pdf" }
+      })
+    }, 30_000)
+
+    it("keeps nothing of an upload over the limit, and refuses a link to a private host", async () => {
+      const before = directory === undefined ? [] : await files(directory)
+      const big = await upload(server, key(), {
+        bytes: new Uint8Array(16 * 1024 * 1024 + 1),
+        contentType: "video/mp4",
+        filename: "long.mp4"
+      })
+      expect(big.status, big.text).toBe(413)
+      expect(big.body.details).toEqual([{ path: "file", message: "at most 16777216 bytes for a video" }])
+      if (directory !== undefined) expect(await files(directory)).toEqual(before)
+      const { conversation } = await makeConversation(server, key())
+      for (const link of ["https://10.1.2.3/a.jpg", "https://localhost/a.jpg", "https://printer.internal/a.jpg"]) {
+        const reply = await call(server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+          auth: key(),
+          json: { type: "image", image: { link } }
+        })
+        expect(reply.status, `${link}: ${reply.text}`).toBe(400)
+        expect(reply.body.details).toEqual([
+          { path: "image.link", message: "link must not point at a private or internal address" }
+        ])
+      }
+    })
+  })
+}

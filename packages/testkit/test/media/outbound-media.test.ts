@@ -5,20 +5,24 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as FileMediaStore from "@leadline/server/FileMediaStore"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
-import { makeConversation } from "../../src/conversations/ConversationsResource.ts"
+import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
+import { makeConversation, postWebhook } from "../../src/conversations/ConversationsResource.ts"
 import { pdfFile, pngFile, upload } from "../../src/conversations/OutboundMedia.ts"
 import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
 import { call } from "../../src/Http.ts"
 import { until } from "../../src/internal/wire.ts"
 import * as TestDatabase from "../../src/TestDatabase.ts"
 import * as TestServer from "../../src/TestServer.ts"
+import * as Wirings from "../../src/Wirings.ts"
 import * as MockGraph from "../../src/whatsapp/MockGraph.ts"
 
 /**
  * Outbound files through the Cloud API transport, against a mock Graph server
  * (docs/contract-messaging.md §5.9, §7.3), on SQL with each media store: the database's (PostgreSQL,
- * in chunks) and a directory's. The sender uploads a file to Graph once per channel, sends Graph's
- * id, fails the message when Graph refuses the file, and retries a rate limit or a 5xx.
+ * in chunks) and a directory's. The sender uploads a file to Graph once per channel (again once
+ * Graph's id is 29 days old), sends Graph's id, fails the message when Graph refuses the file, and
+ * retries a rate limit or a 5xx. Then the simulator's side, in memory: it takes uploads, and plays a
+ * refusal for a file named `refused…`.
  */
 
 const files = async (directory: string): Promise<ReadonlyArray<string>> =>
@@ -116,6 +120,30 @@ for (const [name, inDirectory] of stores) {
         `/v24.0/${first.channel.phone_number_id}/media`,
         `/v24.0/${second.channel.phone_number_id}/media`
       ])
+
+      // Graph keeps a file 30 days: at 28 days its id is used again, past 29 the file goes up again.
+      const laterOnFirst = async (days: number) => {
+        server.clock.advance(`${days} days`)
+        const raw = MetaPayloads.inboundTextPayload({
+          phoneNumberId: first.channel.phone_number_id,
+          displayPhoneNumber: "16505551111",
+          from: first.from,
+          name: "Ada Customer",
+          text: "Still there?",
+          externalId: `wamid.${crypto.randomUUID()}`,
+          timestamp: new Date(server.clock.clock.currentTimeMillisUnsafe())
+        })
+        expect((await postWebhook(server, raw)).status).toBe(200)
+        const id = await send(first.conversation.id, { type: "image", image: { id: media.id } })
+        expect((await settled(id)).status).toBe("sent")
+        return (sendsOf(id)[0]!.body as { image: { id: string } }).image.id
+      }
+      expect(await laterOnFirst(28)).toBe(uploaded!.messageId)
+      expect(graph.uploads()).toHaveLength(2)
+      const renewed = await laterOnFirst(1.5)
+      expect(graph.uploads()).toHaveLength(3)
+      expect(renewed).toBe(graph.uploads()[2]!.messageId)
+      expect(renewed).not.toBe(uploaded!.messageId)
     })
 
     it("fails the message when Graph refuses the file, and sends nothing", async () => {
@@ -179,3 +207,35 @@ for (const [name, inDirectory] of stores) {
     })
   })
 }
+
+describe("outbound files through the simulator, in memory", () => {
+  const staged = Wirings.stage(Wirings.wirings[0]![1])
+
+  it("takes an upload and answers an id of its own; a file named refused… is refused and fails the message", async () => {
+    const key = staged.account.ownerKey
+    const { conversation } = await makeConversation(staged.server, key)
+    const ids: Array<string> = []
+    for (const filename of ["menu.pdf", "refused-scan.pdf"]) {
+      const media = (await upload(staged.server, key, pdfFile(1000, filename))).body
+      const reply = await call(staged.server, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: key,
+        json: { type: "document", document: { id: media.id } }
+      })
+      expect(reply.status, reply.text).toBe(201)
+      ids.push(reply.body.id)
+    }
+    const ended = async (id: string) =>
+      (
+        await until(
+          () => call(staged.server, "GET", `/api/v1/messages/${id}`, { auth: key }),
+          (reply) => reply.body.status !== "queued",
+          15_000
+        )
+      ).body
+    expect((await ended(ids[0]!)).status).not.toBe("failed")
+    expect(await ended(ids[1]!)).toMatchObject({
+      status: "failed",
+      error: { code: "media_upload_failed", provider_code: 131053 }
+    })
+  })
+})

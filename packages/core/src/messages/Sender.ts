@@ -1,5 +1,5 @@
 import * as Tracing from "../Tracing.ts"
-import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
+import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule, Scope } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
@@ -102,6 +102,12 @@ export const layer = (options: Options = {}) =>
       const nextSlot = new Map<string, number>()
       // A channel WhatsApp refused for throughput (130429) cools down 1, 2, 4 … 60 s, until a send goes through.
       const cooling = new Map<string, { until: number; millis: number }>()
+      // Uploads to Graph under way in this process, by account, media and channel: two sends of one
+      // file on one channel wait for the same upload rather than make two (§5.9).
+      const uploading = new Map<string, Fiber.Fiber<string, Rejected | FileMissing>>()
+      // File messages this process is sending on their own fibers: a claim that finds one again skips it.
+      const sendingFiles = new Set<string>()
+      const scope = yield* Scope.Scope
 
       /** The time this message may go, reserved in its channel's bucket. */
       const slotFor = (phoneNumberId: string, now: number) => {
@@ -179,11 +185,22 @@ export const layer = (options: Options = {}) =>
         const mediaId = sentMedia(claimed.message)?.media_id ?? null
         if (mediaId === null) return Effect.succeed(undefined)
         const channel = { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken }
-        return uploads
-          .graphIdFor(claimed.accountId, mediaId, claimed.message.channel_id, (file) =>
-            transport.upload({ ...file, channel })
-          )
-          .pipe(Tracing.span("Sender.upload"))
+        const key = `${claimed.accountId}/${mediaId}/${claimed.message.channel_id}`
+        return Effect.suspend(() => {
+          const running = uploading.get(key)
+          if (running !== undefined) return Fiber.join(running)
+          return uploads
+            .graphIdFor(claimed.accountId, mediaId, claimed.message.channel_id, (file) =>
+              transport.upload({ ...file, channel })
+            )
+            .pipe(
+              Tracing.span("Sender.upload"),
+              Effect.ensuring(Effect.sync(() => uploading.delete(key))),
+              Effect.forkIn(scope),
+              Effect.tap((fiber) => Effect.sync(() => uploading.set(key, fiber))),
+              Effect.flatMap(Fiber.join)
+            )
+        })
       }
 
       /** An upload refused for good, or a file gone: the message fails with its own code, nothing was sent. */
@@ -265,7 +282,10 @@ export const layer = (options: Options = {}) =>
         const at = yield* Ids.now
         const endings: Array<Ending> = []
         const ready: Array<ClaimedMessage> = []
+        const files: Array<ClaimedMessage> = []
         for (const message of claimed) {
+          // Still being sent by this process (its lease ran out during a long upload): its fiber ends it.
+          if (sendingFiles.has(message.message.id)) continue
           if (message.interrupted) {
             endings.push(
               failed(message, at, {
@@ -279,9 +299,19 @@ export const layer = (options: Options = {}) =>
             endings.push(
               failed(message, at, { code: "channel_disabled", message: "The channel is disabled", provider_code: null })
             )
-          } else ready.push(message)
+          } else if (sentMedia(message.message)?.media_id != null) files.push(message)
+          else ready.push(message)
         }
         yield* record(endings)
+        // A file may need an upload first (up to minutes for a large one): each goes on a fiber of
+        // its own, so the waves of texts and templates never wait for it.
+        for (const file of files) {
+          sendingFiles.add(file.message.id)
+          yield* Effect.gen(function* () {
+            yield* sleepUntil(slotFor(file.channel.phoneNumberId, yield* Clock.currentTimeMillis))
+            yield* record(yield* sendWave([file]))
+          }).pipe(Effect.ensuring(Effect.sync(() => sendingFiles.delete(file.message.id))), Effect.forkIn(scope))
+        }
         // Slots are taken one wave at a time, so a cool-down met in one wave moves the next.
         let recording: Fiber.Fiber<void> | undefined
         const flush = (wave: ReadonlyArray<ClaimedMessage>, start: number) =>

@@ -150,6 +150,24 @@ for (const [name, inDirectory] of stores) {
       expect(renewed).not.toBe(uploaded!.messageId)
     })
 
+    it("makes one upload for sends of a file that arrive while it is under way", async () => {
+      const media = (await upload(server, key(), pngFile(10_000, "slow.png"))).body
+      const { conversation } = await makeConversation(server, key())
+      // Graph takes its time over the upload: the other sends are claimed meanwhile.
+      graph.script(MockGraph.Reply.success({ delayMs: 800 }))
+      const ids = await Promise.all(
+        [1, 2, 3].map((n) => send(conversation.id, { type: "image", image: { id: media.id, caption: `Take ${n}` } }))
+      )
+      for (const id of ids) expect((await settled(id)).status).toBe("sent")
+      expect(graph.uploads()).toHaveLength(1)
+      const graphId = graph.uploads()[0]!.messageId
+      expect(ids.map((id) => (sendsOf(id)[0]!.body as { image: { id: string } }).image.id)).toEqual([
+        graphId,
+        graphId,
+        graphId
+      ])
+    })
+
     it("fails the message when Graph refuses the file, and sends nothing", async () => {
       const media = (await upload(server, key(), pdfFile(5000, "terms.pdf"))).body
       const { conversation } = await makeConversation(server, key())

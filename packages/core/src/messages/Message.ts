@@ -295,14 +295,22 @@ const bounded = (field: string, max: number) =>
  */
 const MediaSend = (type: SendType) =>
   Schema.Struct({
-    id: Schema.optional(bounded("id", 64)),
-    link: Schema.optional(
-      bounded("link", MAX_LINK).check(
-        Schema.makeFilter((link: string) => /^https:\/\//i.test(link) || "link must be an https URL")
-      )
+    id: Schema.optional(
+      bounded("id", 64).annotate({ description: "An upload of POST /api/v1/media (`med_…`); or give `link`" })
     ),
-    caption: Schema.optional(bounded("caption", MAX_CAPTION)),
-    filename: Schema.optional(bounded("filename", MAX_FILENAME))
+    link: Schema.optional(
+      bounded("link", MAX_LINK)
+        .check(Schema.makeFilter((link: string) => /^https:\/\//i.test(link) || "link must be an https URL"))
+        .annotate({ description: "An https URL WhatsApp fetches the file from (no private or internal host)" })
+    ),
+    caption: Schema.optional(
+      bounded("caption", MAX_CAPTION).annotate({ description: "Image, video and document: up to 1024 characters" })
+    ),
+    filename: Schema.optional(
+      bounded("filename", MAX_FILENAME).annotate({
+        description: "Document only: the name WhatsApp shows (the upload's own by default)"
+      })
+    )
   }).check(
     Schema.makeFilter((media) => {
       if (media.id === undefined && media.link === undefined) return { path: ["id"], issue: "give id or link" }

@@ -95,7 +95,7 @@ export class MediaUploads extends Context.Service<
           if (hint !== undefined && hint !== type) {
             return yield* invalidField(
               "type",
-              `a ${essence(file.contentType)} file is sent as ${article(type)} ${type}`
+              `${article(essence(file.contentType))} ${essence(file.contentType)} file is sent as ${article(type)} ${type}`
             )
           }
           const filename = file.name === "" ? null : file.name
@@ -156,7 +156,7 @@ export class MediaUploads extends Context.Service<
               if (kept !== undefined && hint !== undefined && hint !== kept.type) {
                 return yield* invalidField(
                   "type",
-                  `a ${kept.mime_type} file is sent as ${article(kept.type)} ${kept.type}`
+                  `${article(kept.mime_type)} ${kept.mime_type} file is sent as ${article(kept.type)} ${kept.type}`
                 )
               }
               return

@@ -214,6 +214,14 @@ for (const [name, inDirectory] of stores) {
       })
       expect(big.status, big.text).toBe(413)
       expect(big.body.details).toEqual([{ path: "file", message: "at most 16777216 bytes for a video" }])
+      // Refused after the file was read: the type part comes after it, or the file is empty.
+      const late = new FormData()
+      late.append("file", new Blob([new Uint8Array(5000)], { type: "image/png" }), "late.png")
+      late.append("type", "document")
+      const lateType = await call(server, "POST", "/api/v1/media", { auth: key(), form: late })
+      expect(lateType.status, lateType.text).toBe(400)
+      expect(lateType.body.details).toEqual([{ path: "type", message: "an image/png file is sent as an image" }])
+      expect((await upload(server, key(), pngFile(0))).status).toBe(400)
       if (directory !== undefined) expect(await files(directory)).toEqual(before)
       const { conversation } = await makeConversation(server, key())
       for (const link of ["https://10.1.2.3/a.jpg", "https://localhost/a.jpg", "https://printer.internal/a.jpg"]) {

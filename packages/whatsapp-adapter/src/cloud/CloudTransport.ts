@@ -30,9 +30,11 @@ export interface Options {
 export const defaults: Options = {
   baseUrl: "https://graph.facebook.com",
   version: "v24.0",
-  timeoutMillis: 15_000,
-  uploadTimeoutMillis: 300_000
+  timeoutMillis: 15_000
 }
+
+/** A file upload's timeout unless set: 5 minutes. */
+export const DEFAULT_UPLOAD_TIMEOUT_MILLIS = 300_000
 
 /** The longest connect undici gets: its own default, shortened to fit inside a short send timeout. */
 const MAX_CONNECT_MILLIS = 10_000
@@ -227,7 +229,7 @@ export const make = (
           })
         ),
         GraphErrors.classifyUploadResponse,
-        Math.max(settings.timeoutMillis, settings.uploadTimeoutMillis ?? defaults.uploadTimeoutMillis!)
+        Math.max(settings.timeoutMillis, settings.uploadTimeoutMillis ?? DEFAULT_UPLOAD_TIMEOUT_MILLIS)
       ).pipe(Effect.mapError(GraphErrors.uploadFailure))
     })
 

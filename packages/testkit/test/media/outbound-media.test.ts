@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -240,6 +241,39 @@ for (const [name, inDirectory] of stores) {
 
 describe("outbound files through the simulator, in memory", () => {
   const staged = Wirings.stage(Wirings.wirings[0]![1])
+
+  it("answers 413 to an upload whose declared length is over the route's limit, before reading it", async () => {
+    const declared = await new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+      const request = httpRequest(
+        `${staged.server.baseUrl}/api/v1/media`,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${staged.account.ownerKey}`,
+            "content-type": "multipart/form-data; boundary=x",
+            "content-length": String(200 * 1024 * 1024)
+          }
+        },
+        (response) => {
+          let body = ""
+          response.on("data", (chunk) => {
+            body += chunk
+          })
+          response.on("end", () => {
+            request.destroy()
+            resolve({ status: response.statusCode, body })
+          })
+        }
+      )
+      request.on("error", reject)
+      request.flushHeaders()
+    })
+    expect(declared.status).toBe(413)
+    expect(JSON.parse(declared.body)).toEqual({
+      error: "The request body is over the limit of 105906176 bytes",
+      code: "payload_too_large"
+    })
+  })
 
   it("takes an upload and answers an id of its own; a file named refused… is refused and fails the message", async () => {
     const key = staged.account.ownerKey

@@ -15,6 +15,7 @@ import { ChannelsApi } from "./channels/ChannelsApi.ts"
 import { TemplatesApi } from "./templates/TemplatesApi.ts"
 import { ConversationsApi } from "./conversations/ConversationsApi.ts"
 import { MessagesApi } from "./messages/MessagesApi.ts"
+import { MediaApi } from "./messages/MediaApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("leadline")
   .add(TemplatesApi)
   .add(ConversationsApi)
   .add(MessagesApi)
+  .add(MediaApi)
   .add(OptOutsApi)
   .add(CampaignsApi)
   .add(CatalogueApi)

@@ -7,6 +7,19 @@ import { NotFound, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
+/** The upload route's body: Meta's largest file (a 100 MiB document) and room for the form around it. */
+export const DEFAULT_UPLOAD_MAX_BODY_BYTES = 101 * 1024 * 1024
+
+/**
+ * The one route whose body is a file (`POST /api/v1/media`): `multipart/form-data`, its own size
+ * limit, and time enough for a large file on a slow link.
+ */
+export interface UploadRoute {
+  readonly path: string
+  readonly maxBodyBytes: number
+  readonly timeoutSeconds: number
+}
+
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
 const isJson = (contentType: string | undefined) => {
@@ -19,6 +32,16 @@ export const tooLarge = (maxBytes: number) =>
   rejection({ status: 413, message: `The request body is over the limit of ${maxBytes} bytes` })
 
 const notJson = toResponse(new UnsupportedMediaType({ error: "The request body must be application/json" }))
+
+const notMultipart = toResponse(new UnsupportedMediaType({ error: "The request body must be multipart/form-data" }))
+
+const isMultipart = (contentType: string | undefined) =>
+  contentType !== undefined && contentType.split(";", 1)[0]!.trim().toLowerCase() === "multipart/form-data"
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
 
 const noRoute = toResponse(new NotFound({ error: "No such route" }))
 
@@ -51,12 +74,28 @@ const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTim
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
-export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number) => {
+export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number, upload?: UploadRoute | undefined) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
   const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
+  const uploadTooSlow =
+    upload === undefined
+      ? tooSlow
+      : toResponse(new ServiceUnavailable({ error: `The upload took longer than ${upload.timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (upload !== undefined && request.method === "POST" && pathOf(request.url) === upload.path) {
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > upload.maxBodyBytes) {
+          return Effect.succeed(tooLarge(upload.maxBodyBytes))
+        }
+        if (!isMultipart(request.headers["content-type"])) return Effect.succeed(notMultipart)
+        return deadline(
+          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(upload.maxBodyBytes)),
+          upload.timeoutSeconds * 1000,
+          uploadTooSlow
+        )
+      }
       if (BODY_METHODS.has(request.method)) {
         const length = request.headers["content-length"]
         if (length !== undefined && Number(length) > maxBodyBytes) return Effect.succeed(tooLarge(maxBodyBytes))

@@ -12,6 +12,7 @@ import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMedia from "./messages/MemoryMedia.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
+import * as MemoryUploadedMedia from "./messages/MemoryUploadedMedia.ts"
 import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
@@ -40,6 +41,7 @@ export const all = [
   MemoryConversations.layer,
   MemoryMessages.layer,
   MemoryMedia.layer,
+  MemoryUploadedMedia.layer,
   MemoryOptOutSettings.layer,
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,

@@ -16,7 +16,7 @@ export const lackingScopes = (needs: Exclude<Resource.Needs, "any key" | "admin 
   needs === "full access" ? SCOPES : SCOPES.filter((scope) => !needs.includes(scope))
 
 const send = (context: Resource.Context, method: string, request: Resource.Addressed, auth: string): Promise<Reply> =>
-  call(context.target, method, request.path, { auth, ...(request.json === undefined ? {} : { json: request.json }) })
+  call(context.target, method, request.path, { auth, ...Resource.bodyOf(request) })
 
 /** A GET of a list route asks for its largest page, so that one answer shows as much as it can. */
 

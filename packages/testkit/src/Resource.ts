@@ -62,7 +62,13 @@ export interface Addressed {
   /** Path and query. */
   readonly path: string
   readonly json?: unknown
+  /** A `multipart/form-data` body instead of JSON (an upload). */
+  readonly form?: FormData | undefined
 }
+
+/** The body options of `Http.call` for an addressed request: its JSON or its form. */
+export const bodyOf = (request: Addressed): { readonly json?: unknown; readonly form?: FormData } =>
+  request.form !== undefined ? { form: request.form } : request.json === undefined ? {} : { json: request.json }
 
 export interface RouteRequest extends Addressed {
   /** Asserts that the object the request aimed at is as it was (after a refused request). */

@@ -137,7 +137,7 @@ export const makeKit = (
   const send = (route: Resource.Route, request: Resource.RouteRequest, auth: string | undefined) =>
     call(server, route.method, request.path, {
       auth,
-      ...(request.json === undefined ? {} : { json: request.json })
+      ...Resource.bodyOf(request)
     })
 
   return {

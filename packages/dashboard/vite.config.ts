@@ -26,9 +26,10 @@ const noNodeModules = (): Plugin => {
  * Gzipped JavaScript above this fails the build: the page should stay small (it was ~115 KB when
  * this was set at 160 KB). Raised to 168 KB when WhatsApp's templates, media, interactive messages
  * and opt-outs (issue 32) added their routes: the typed client carries every route's schemas
- * (163 KB then). Trimming it is issue 34's (a client of the dashboard's own routes, or pages split).
+ * (163 KB then), and to 172 KB when outbound files and the leads list's search did (168.5 KB then).
+ * Trimming it is issue 34's (a client of the dashboard's own routes, or pages split).
  */
-const BUDGET_GZIP_BYTES = 168 * 1024
+const BUDGET_GZIP_BYTES = 172 * 1024
 
 const bundleBudget = (): Plugin => ({
   name: "leadline:bundle-budget",

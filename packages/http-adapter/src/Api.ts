@@ -18,6 +18,7 @@ import { MessagesApi } from "./messages/MessagesApi.ts"
 import { MediaApi } from "./messages/MediaApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
+import { EventsApi } from "./events/EventsApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")
@@ -25,6 +26,7 @@ export class Api extends HttpApi.make("leadline")
   .add(IdentityApi)
   .add(KeysApi)
   .add(WebhooksApi)
+  .add(EventsApi)
   .add(AnalyticsApi)
   .add(AdminApi)
   .add(LeadsApi)

@@ -13,6 +13,7 @@ import * as KeysHandlers from "./keys/KeysHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OptOutsHandlers from "./optouts/OptOutsHandlers.ts"
+import * as EventsHandlers from "./events/EventsHandlers.ts"
 import * as OrderNoticesHandlers from "./orders/OrderNoticesHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
 import * as AnalyticsHandlers from "./analytics/AnalyticsHandlers.ts"
@@ -61,6 +62,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     IdentityHandlers.layer,
     KeysHandlers.layer,
     WebhooksHandlers.layer,
+    EventsHandlers.layer,
     AnalyticsHandlers.layer,
     AdminHandlers.layer,
     LeadsHandlers.layer,

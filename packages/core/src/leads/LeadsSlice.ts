@@ -7,7 +7,7 @@ import { Leads } from "./Leads.ts"
 export const slice = Slice.make({
   name: "leads",
   layer: Leads.layer,
-  events: [LeadEvents.created, LeadEvents.deleted],
+  events: [LeadEvents.created, LeadEvents.updated, LeadEvents.deleted],
   metrics: LeadMetrics.metrics,
   hooks: [LeadRemoval.layer]
 })

@@ -28,6 +28,8 @@ import * as NewMessage from "./Message.ts"
 import { React } from "./Interactive.ts"
 import { type Message, type OutboundContent, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as ConversationEvents from "../conversations/ConversationEvents.ts"
 import { LeadOptedOut } from "../Errors.ts"
 import { OutboundSettings } from "../outbound/OutboundSettings.ts"
 import { problemWith } from "../outbound/UrlPolicy.ts"
@@ -109,6 +111,7 @@ export class Messages extends Context.Service<
     | MessageUsage
     | Transactor
     | UploadedMediaRepo
+    | Outbox
   > = Layer.effect(
     Messages,
     Effect.gen(function* () {
@@ -122,6 +125,9 @@ export class Messages extends Context.Service<
       const transactor = yield* Transactor
       const uploads = yield* UploadedMediaRepo
       const outbound = yield* OutboundSettings
+      const outbox = yield* Outbox
+      // One service, not a context: merging a context copies every service of the request's.
+      const withOutbox = Effect.provideService(Outbox, outbox)
       const decodeSend = decodeInput(SendMessage, "message")
       const decodeSendToLead = decodeInput(SendToLead, "message")
       const decodeReact = decodeInput(React, "reaction")
@@ -327,16 +333,16 @@ export class Messages extends Context.Service<
             }
             const content = yield* contentOf(accountId, input)
             const now = yield* Ids.now
-            const [conversation] = yield* conversations.findOrCreate(accountId, [
-              fresh({
-                id: yield* Ids.make("cv"),
-                lead_id,
-                channel_id: channelId,
-                status: "pending",
-                contact_wa_id: null,
-                now
-              })
-            ])
+            const asked = fresh({
+              id: yield* Ids.make("cv"),
+              lead_id,
+              channel_id: channelId,
+              status: "pending",
+              contact_wa_id: null,
+              now
+            })
+            const [conversation] = yield* conversations.findOrCreate(accountId, [asked])
+            if (conversation!.id === asked.id) yield* emit(ConversationEvents.created, conversation!).pipe(withOutbox)
             yield* checkTemplate(accountId, conversation!, input)
             return yield* queue(accountId, { type: "user", id: principal.userId }, conversation!, content)
           })

@@ -1,6 +1,8 @@
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { EventType } from "@leadline/core/EventCatalog"
 import type { Envelope } from "@leadline/core/events/Event"
+import { EventLog } from "@leadline/core/eventlog/EventLog"
+import * as Events from "@leadline/core/eventlog/Events"
 import { Outbox } from "@leadline/core/events/Outbox"
 import * as Ids from "@leadline/core/Ids"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
@@ -50,7 +52,10 @@ const view = (delivery: StoredDelivery): Delivery => ({
 })
 
 const makeTables = () => ({
-  events: MemoryTable.make({ primaryKey: (event: Envelope) => event.id }),
+  events: MemoryTable.make({
+    primaryKey: (event: Envelope) => event.id,
+    indexes: { account: (event) => event.account_id }
+  }),
   endpoints: MemoryTable.make({
     primaryKey: (endpoint: StoredEndpoint) => endpoint.id,
     // Deleted endpoints stay (their deliveries name them) but are neither listed nor sent to.
@@ -253,7 +258,17 @@ export const layer = Layer.effectContext(
       wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
     })
 
+    const log = EventLog.of({
+      list: (accountId, query) => Effect.sync(() => Events.pageOf([...events.scan("account", accountId)], query)),
+      find: (accountId, id) =>
+        Effect.sync(() => {
+          const event = events.get(id)
+          return event?.account_id === accountId ? event : undefined
+        })
+    })
+
     return Context.make(Outbox, outbox).pipe(
+      Context.add(EventLog, log),
       Context.add(WebhooksRepo, repo),
       Context.add(DeliveryQueue, queue),
       Context.add(RecordedEvents, { all: Effect.sync(() => [...events.rows()]) })

@@ -174,6 +174,7 @@ export const conversations: Resource.Resource = {
     ],
     ids: {
       field: "id",
+      update: "PATCH /api/v1/conversations/{id}",
       list: { path: "/api/v1/conversations", field: "conversations" },
       parameters: [
         "/api/v1/conversations/{id} id",
@@ -183,6 +184,15 @@ export const conversations: Resource.Resource = {
       make: async ({ target }, account) =>
         (await makeConversation(target, account.ownerKey, "Seeded", await existingWaId(target, account.ownerKey)))
           .conversation.id
+    },
+    emits: {
+      // Each change its own event: the assignee's, the status's (docs/contract-messaging.md §9).
+      "PATCH /api/v1/conversations/{id}": (after, before) => [
+        ...(before === undefined || after.assigned_user_id !== before.assigned_user_id
+          ? ["conversation.assigned"]
+          : []),
+        ...(before === undefined || after.status !== before.status ? ["conversation.status_changed"] : [])
+      ]
     }
   }
 }

@@ -106,7 +106,9 @@ describe("the README", () => {
       '{"error":"Cannot change status from delivered to pending","code":"invalid_transition","details":[]}'
     )
     expect(out).toContain("order.created order.status_changed order.status_changed")
-    expect(out).toContain("\nlog: order.status_changed delivered, order.status_changed confirmed, order.created pending\n")
+    expect(out).toContain(
+      "\nlog: order.status_changed delivered, order.status_changed confirmed, order.created pending\n"
+    )
     // Order notices on: each status move queued a text to Grace; the last says delivered, in WhatsApp's word.
     expect(out).toContain('{"enabled":true,"template":null}')
     expect(out).toMatch(/\nYour order ord_[0-9a-z]{26} is now completed\.\n/)

@@ -138,6 +138,37 @@ export const layer = Layer.effectContext(
           const slice = endpoints.page("live", accountId, page)
           return { items: slice.items.map(({ deletedAt: _, ...endpoint }) => endpoint), total: slice.total }
         }),
+      findEndpoint: (accountId, id) =>
+        Effect.sync(() => {
+          const found = endpoints.get(id)
+          if (found === undefined || found.accountId !== accountId || found.deletedAt !== null) return undefined
+          const { deletedAt: _, ...endpoint } = found
+          return endpoint
+        }),
+      // Disabling pauses the pending deliveries (no next attempt); enabling makes what waited due at once.
+      updateEndpoint: (endpoint, at) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          atomically((tx) => {
+            const found = endpoints.get(endpoint.id)
+            if (found === undefined || found.accountId !== endpoint.accountId || found.deletedAt !== null) {
+              return undefined
+            }
+            endpoints.update(tx, { ...endpoint, deletedAt: null })
+            if (found.enabled !== endpoint.enabled) {
+              for (const delivery of [
+                ...deliveries.scan("endpoint", MemoryTable.key(endpoint.accountId, endpoint.id))
+              ]) {
+                if (delivery.status !== "pending") continue
+                if (!endpoint.enabled) deliveries.update(tx, { ...delivery, nextAttemptAt: null, updatedAt: at })
+                else if (delivery.nextAttemptAt === null) {
+                  deliveries.update(tx, { ...delivery, nextAttemptAt: now, updatedAt: at })
+                }
+              }
+              if (endpoint.enabled) tx.onCommit(() => signal())
+            }
+            return endpoint
+          })
+        ),
       deleteEndpoint: (accountId, id, at) =>
         atomically((tx) => {
           const endpoint = endpoints.get(id)

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { EventType } from "../EventCatalog.ts"
 import { Text } from "../Text.ts"
+import { RetryPolicy } from "./RetrySchedule.ts"
 
 const Url = Schema.String.annotate({
   description:
@@ -15,7 +16,8 @@ const Description = Text.check(Schema.isMaxLength(500, { message: "description m
 export const RegisterEndpoint = Schema.Struct({
   url: Url,
   events: Events,
-  description: Schema.optional(Description)
+  description: Schema.optional(Description),
+  retry_policy: Schema.optional(RetryPolicy)
 }).annotate({ identifier: "RegisterEndpoint" })
 export type RegisterEndpoint = typeof RegisterEndpoint.Type
 
@@ -24,6 +26,7 @@ export const UpdateEndpoint = Schema.Struct({
   url: Schema.optional(Url),
   events: Schema.optional(Events),
   description: Schema.optional(Schema.NullOr(Description)),
+  retry_policy: Schema.optional(RetryPolicy),
   enabled: Schema.optional(
     Schema.Boolean.annotate({
       description:
@@ -39,6 +42,7 @@ export const Endpoint = Schema.Struct({
   events: Schema.Array(EventType),
   description: Schema.NullOr(Schema.String),
   enabled: Schema.Boolean,
+  retry_policy: RetryPolicy,
   created_at: Schema.String
 }).annotate({ identifier: "WebhookEndpoint" })
 export type Endpoint = typeof Endpoint.Type

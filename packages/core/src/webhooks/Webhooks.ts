@@ -18,6 +18,7 @@ const publicView = (record: EndpointRecord): Endpoint => ({
   events: record.events,
   description: record.description,
   enabled: record.enabled,
+  retry_policy: record.retry_policy,
   created_at: record.created_at
 })
 
@@ -70,6 +71,7 @@ export class Webhooks extends Context.Service<
           events: input.events,
           description: input.description ?? null,
           enabled: true,
+          retry_policy: input.retry_policy ?? "seed",
           created_at: yield* Ids.now,
           secret: SECRET_PREFIX + Random.base64(Random.randomBytes(32))
         }
@@ -94,6 +96,7 @@ export class Webhooks extends Context.Service<
           url: input.url ?? current.url,
           events: input.events ?? current.events,
           description: input.description === undefined ? current.description : input.description,
+          retry_policy: input.retry_policy ?? current.retry_policy,
           enabled: input.enabled ?? current.enabled
         }
         const updated = yield* repo.updateEndpoint(next, yield* Ids.now)

@@ -236,7 +236,8 @@ export const layer = Layer.effectContext(
               url: endpoint.url,
               secret: endpoint.secret,
               attempt: delivery.roundAttempts + 1,
-              dueAt: delivery.nextAttemptAt!
+              dueAt: delivery.nextAttemptAt!,
+              retryPolicy: endpoint.retry_policy
             }
           })
         }),

@@ -64,9 +64,10 @@ export const layer = Layer.effect(
     return WebhooksRepo.of({
       insertEndpoint: (endpoint) =>
         orDie(
-          sql`INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, enabled, created_at)
+          sql`INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, enabled, retry_policy, created_at)
               VALUES (${endpoint.id}::uuid, ${endpoint.accountId}::uuid, ${endpoint.url}, ${JSON.stringify(endpoint.events)}::jsonb,
-                      ${endpoint.description}, ${endpoint.secret}, ${endpoint.enabled}, ${endpoint.created_at}::timestamptz)`
+                      ${endpoint.description}, ${endpoint.secret}, ${endpoint.enabled}, ${endpoint.retry_policy},
+                      ${endpoint.created_at}::timestamptz)`
         ).pipe(Effect.asVoid),
       listEndpoints: (accountId, page) =>
         orDie(
@@ -99,7 +100,7 @@ export const layer = Layer.effect(
               if (before === undefined) return undefined
               const [row] = yield* sql`UPDATE webhook_endpoints SET url = ${endpoint.url},
                   events = ${JSON.stringify(endpoint.events)}::jsonb, description = ${endpoint.description},
-                  enabled = ${endpoint.enabled}
+                  enabled = ${endpoint.enabled}, retry_policy = ${endpoint.retry_policy}
                 WHERE account_id = ${endpoint.accountId}::uuid AND id = ${endpoint.id}::uuid
                 RETURNING *`.pipe(Effect.flatMap(decodeEndpoints))
               if (before.enabled && !endpoint.enabled) {

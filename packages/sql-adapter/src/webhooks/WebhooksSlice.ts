@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import * as Slice from "../Slice.ts"
 import * as Webhooks0002 from "./migrations/0002_webhooks.ts"
 import * as EventsByAccount0040 from "./migrations/0040_events_by_account.ts"
+import * as WebhookRetryPolicy0041 from "./migrations/0041_webhook_retry_policy.ts"
 import * as SqlEventLog from "./SqlEventLog.ts"
 import * as SqlDeliveryQueue from "./SqlDeliveryQueue.ts"
 import * as SqlOutbox from "./SqlOutbox.ts"
@@ -11,5 +12,5 @@ import * as SqlWebhooks from "./SqlWebhooks.ts"
 export const slice = Slice.make({
   name: "webhooks",
   layer: Layer.mergeAll(SqlWebhooks.layer, SqlOutbox.layer, SqlDeliveryQueue.layer, SqlEventLog.layer),
-  migrations: [Webhooks0002.migration, EventsByAccount0040.migration]
+  migrations: [Webhooks0002.migration, EventsByAccount0040.migration, WebhookRetryPolicy0041.migration]
 })

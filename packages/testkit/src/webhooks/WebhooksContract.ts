@@ -31,7 +31,32 @@ export const contract = (context: ContractContext) =>
       expect(moved.body.url).toBe("https://hooks.example.com/leadline")
     })
 
+    it("keeps a retry policy per endpoint: seed unless asked, extended on request, changed by PATCH", async () => {
+      const account = await makeAccount(context.target)
+      const key = account.ownerKey
+      const plain = await registerEndpoint(context, key, ["lead.created"])
+      expect((await listed(key, plain.id)).retry_policy).toBe("seed")
+      const patient = await call(context.target, "POST", "/api/webhooks/endpoints", {
+        auth: key,
+        json: { url: "https://hooks.example.com/patient", events: ["lead.created"], retry_policy: "extended" }
+      })
+      expect(patient.status, patient.text).toBe(201)
+      expect(patient.body.retry_policy).toBe("extended")
+      const changed = await call(context.target, "PATCH", endpointPath(patient.body.id), {
+        auth: key,
+        json: { retry_policy: "seed" }
+      })
+      expect(changed.body.retry_policy).toBe("seed")
+      const refused = await call(context.target, "POST", "/api/webhooks/endpoints", {
+        auth: key,
+        json: { url: "https://hooks.example.com/x", events: ["lead.created"], retry_policy: "forever" }
+      })
+      expect(refused.status).toBe(400)
+      expect(refused.body.details.map((detail: { path: string }) => detail.path)).toContain("retry_policy")
+    })
+
     it.each([
+      [{ retry_policy: "daily" }, "retry_policy"],
       [{ url: "http://10.0.0.1/hook" }, "url"],
       [{ url: "not a url" }, "url"],
       [{ events: [] }, "events"],

@@ -7,7 +7,15 @@ describe("Leadline's core embedded in an app", () => {
     const { lead, page, refused } = await Effect.runPromise(Crm.demo.pipe(Effect.provide(Crm.layer)))
     expect(lead.phone).toBe("+442079460958")
     expect(page.leads.map((l) => l.id)).toEqual([lead.id])
-    expect(page.meta).toEqual({ limit: 10, offset: 0, total: 1, has_more: false, next_offset: null })
+    expect(page.meta).toEqual({
+      limit: 10,
+      offset: 0,
+      total: 1,
+      has_more: false,
+      next_offset: null,
+      next_starting_after: null,
+      previous_ending_before: null
+    })
     expect(refused).toMatchObject({ _tag: "PermissionDenied", required: "leads:write" })
   })
 

@@ -356,6 +356,29 @@ export class MediaNotStored extends DomainError<MediaNotStored>()(
   }
 ) {}
 
+/**
+ * An upload over the limit of its type (docs/contract-messaging.md §5.9): the body was read no
+ * further and nothing was kept. The status and code of any body over a limit (docs/contract.md).
+ */
+export class MediaTooLarge extends DomainError<MediaTooLarge>()(
+  "MediaTooLarge",
+  { type: Schema.NullOr(Schema.String), limit: Schema.Number },
+  {
+    status: 413,
+    code: "payload_too_large",
+    description:
+      "The uploaded file is over the limit of its type (image 5 MiB, audio and video 16 MiB, document 100 MiB, unless the server sets others); nothing was kept.",
+    message: ({ type, limit }) => `The file is over the limit of ${limitText(type, limit)}`,
+    details: {
+      of: ({ type, limit }) => [{ path: "file", message: `at most ${limitText(type, limit)}` }],
+      description: "Names the file part and its limit"
+    }
+  }
+) {}
+
+const limitText = (type: string | null, limit: number) =>
+  type === null ? `${limit} bytes` : `${limit} bytes for ${/^[aeiou]/.test(type) ? "an" : "a"} ${type}`
+
 /** A MARKETING template sent through the API to a lead that opted out (docs/contract-messaging.md §8.6). */
 export class LeadOptedOut extends DomainError<LeadOptedOut>()(
   "LeadOptedOut",

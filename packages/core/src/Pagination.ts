@@ -22,6 +22,16 @@ export const Offset = IntegerString.check(
   )
 ).annotate({ description: "Position of the first item (default 0)" })
 
+/** A time in a query (`created_after=…`): ISO 8601 with its offset, so no zone is guessed. */
+export const QueryTime = Schema.String.check(
+  Schema.makeFilter(
+    (value: string) =>
+      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
+        Number.isFinite(Date.parse(value))) ||
+      "must be an ISO 8601 time with its offset, like 2026-01-31T09:00:00Z"
+  )
+)
+
 /** The query of every list endpoint; add filters beside these. */
 export const PageQueryFields = {
   limit: Schema.optional(Limit),

@@ -8,6 +8,7 @@ import { Authenticator } from "./auth/Authenticator.ts"
 import { KeyIssuer } from "./auth/KeyIssuer.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
 import * as Slices from "./Slices.ts"
+import { Events } from "./eventlog/Events.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 
 type SliceLayers = Slices.All[number]["layer"]
@@ -43,6 +44,7 @@ export const layer = Layer.mergeAll(
   Identity.layer,
   Idempotency.layer,
   Webhooks.layer,
+  Events.layer,
   Analytics.layer,
   slices
 )

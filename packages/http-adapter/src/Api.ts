@@ -15,8 +15,10 @@ import { ChannelsApi } from "./channels/ChannelsApi.ts"
 import { TemplatesApi } from "./templates/TemplatesApi.ts"
 import { ConversationsApi } from "./conversations/ConversationsApi.ts"
 import { MessagesApi } from "./messages/MessagesApi.ts"
+import { MediaApi } from "./messages/MediaApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
+import { EventsApi } from "./events/EventsApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")
@@ -24,6 +26,7 @@ export class Api extends HttpApi.make("leadline")
   .add(IdentityApi)
   .add(KeysApi)
   .add(WebhooksApi)
+  .add(EventsApi)
   .add(AnalyticsApi)
   .add(AdminApi)
   .add(LeadsApi)
@@ -31,6 +34,7 @@ export class Api extends HttpApi.make("leadline")
   .add(TemplatesApi)
   .add(ConversationsApi)
   .add(MessagesApi)
+  .add(MediaApi)
   .add(OptOutsApi)
   .add(CampaignsApi)
   .add(CatalogueApi)

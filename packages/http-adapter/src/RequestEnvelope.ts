@@ -9,14 +9,20 @@ import { NotFound, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
-const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+/** The upload route's body: Meta's largest file (a 100 MiB document) and room for the form around it. */
+export const DEFAULT_UPLOAD_MAX_BODY_BYTES = 101 * 1024 * 1024
 
-/** A route whose body is a file rather than JSON: its path, the types it takes, and its own limit. */
-export interface Upload {
+/**
+ * The one route whose body is a file (`POST /api/v1/media`): `multipart/form-data`, its own size
+ * limit, and time enough for a large file on a slow link.
+ */
+export interface UploadRoute {
   readonly path: string
-  readonly types: ReadonlyArray<string>
-  readonly maxBytes: number
+  readonly maxBodyBytes: number
+  readonly timeoutSeconds: number
 }
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
 const isJson = (contentType: string | undefined) => {
   if (contentType === undefined) return false
@@ -28,6 +34,16 @@ export const tooLarge = (maxBytes: number) =>
   rejection({ status: 413, message: `The request body is over the limit of ${maxBytes} bytes` })
 
 const notJson = toResponse(new UnsupportedMediaType({ error: "The request body must be application/json" }))
+
+const notMultipart = toResponse(new UnsupportedMediaType({ error: "The request body must be multipart/form-data" }))
+
+const isMultipart = (contentType: string | undefined) =>
+  contentType !== undefined && contentType.split(";", 1)[0]!.trim().toLowerCase() === "multipart/form-data"
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
 
 const noRoute = toResponse(new NotFound({ error: "No such route" }))
 
@@ -60,6 +76,13 @@ const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTim
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
+/** A route whose body is a file as it is rather than JSON (an import): its path, the types it takes, its own limit. */
+export interface FileRoute {
+  readonly path: string
+  readonly types: ReadonlyArray<string>
+  readonly maxBytes: number
+}
+
 /**
  * The methods of each API path without parameters. A path that is also a value of a sibling's parameter
  * (`/api/v1/leads/imports` beside `/api/v1/leads/:id`) answers a method it lacks "No such route", as any
@@ -86,39 +109,49 @@ const ROUTED_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
 export const bodyGuard = (
   maxBodyBytes: number,
   timeoutSeconds: number,
-  uploads: ReadonlyArray<Upload> = [IMPORT_UPLOAD],
-  ownMethods: ReadonlyMap<string, ReadonlySet<string>> = new Map()
+  upload?: UploadRoute | undefined,
+  ownMethods: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  files: ReadonlyArray<FileRoute> = [IMPORT_UPLOAD]
 ) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
-  const pathOf = (url: string) => {
-    const query = url.indexOf("?")
-    return query === -1 ? url : url.slice(0, query)
-  }
-  const uploadOf = (url: string) => {
-    const path = pathOf(url)
-    return uploads.find((upload) => upload.path === path)
-  }
   const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
+  const uploadTooSlow =
+    upload === undefined
+      ? tooSlow
+      : toResponse(new ServiceUnavailable({ error: `The upload took longer than ${upload.timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const own = ownMethods.get(pathOf(request.url))
+      const path = pathOf(request.url)
+      const own = ownMethods.get(path)
       if (own !== undefined && ROUTED_METHODS.has(request.method) && !own.has(request.method)) {
         return Effect.succeed(noRoute)
       }
-      const upload = request.method === "POST" ? uploadOf(request.url) : undefined
-      if (upload !== undefined) {
+      const file = request.method === "POST" ? files.find((route) => route.path === path) : undefined
+      if (file !== undefined) {
         const length = request.headers["content-length"]
-        if (length !== undefined && Number(length) > upload.maxBytes) return Effect.succeed(tooLarge(upload.maxBytes))
-        if (!upload.types.includes(mediaType(request.headers["content-type"]))) {
+        if (length !== undefined && Number(length) > file.maxBytes) return Effect.succeed(tooLarge(file.maxBytes))
+        if (!file.types.includes(mediaType(request.headers["content-type"]))) {
           return Effect.succeed(
-            toResponse(new UnsupportedMediaType({ error: `The request body must be ${upload.types.join(" or ")}` }))
+            toResponse(new UnsupportedMediaType({ error: `The request body must be ${file.types.join(" or ")}` }))
           )
         }
         return deadline(
-          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(upload.maxBytes)),
+          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(file.maxBytes)),
           timeoutMillis,
           tooSlow
+        )
+      }
+      if (upload !== undefined && request.method === "POST" && path === upload.path) {
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > upload.maxBodyBytes) {
+          return Effect.succeed(tooLarge(upload.maxBodyBytes))
+        }
+        if (!isMultipart(request.headers["content-type"])) return Effect.succeed(notMultipart)
+        return deadline(
+          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(upload.maxBodyBytes)),
+          upload.timeoutSeconds * 1000,
+          uploadTooSlow
         )
       }
       if (BODY_METHODS.has(request.method)) {

@@ -13,6 +13,7 @@ import * as KeysHandlers from "./keys/KeysHandlers.ts"
 import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OptOutsHandlers from "./optouts/OptOutsHandlers.ts"
+import * as EventsHandlers from "./events/EventsHandlers.ts"
 import * as OrderNoticesHandlers from "./orders/OrderNoticesHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
 import * as AnalyticsHandlers from "./analytics/AnalyticsHandlers.ts"
@@ -23,10 +24,12 @@ import * as ChannelsHandlers from "./channels/ChannelsHandlers.ts"
 import * as TemplatesHandlers from "./templates/TemplatesHandlers.ts"
 import * as ConversationsHandlers from "./conversations/ConversationsHandlers.ts"
 import * as MessagesHandlers from "./messages/MessagesHandlers.ts"
+import * as MediaHandlers from "./messages/MediaHandlers.ts"
 import * as LeadsHandlers from "./leads/LeadsHandlers.ts"
 import * as HttpMetrics from "./observability/HttpMetrics.ts"
 import * as MetricsRoute from "./observability/MetricsRoute.ts"
 import * as RequestEnvelope from "./RequestEnvelope.ts"
+import { UPLOAD_PATH } from "./messages/MediaApi.ts"
 import * as RequestErrors from "./RequestErrors.ts"
 import * as WebhooksHandlers from "./webhooks/WebhooksHandlers.ts"
 
@@ -36,6 +39,8 @@ export const DOCS_PATH = "/docs"
 export interface Options {
   /** Largest accepted request body; 1 MiB unless set. */
   readonly maxBodyBytes?: number | undefined
+  /** Largest body of `POST /api/v1/media` (the largest file and its form); 101 MiB unless set. */
+  readonly uploadMaxBodyBytes?: number | undefined
   /** How long an API request may take before it is answered 503; 30 s unless set. */
   readonly requestTimeoutSeconds?: number | undefined
   /** Records the HTTP metrics `/metrics` serves; on unless false (`LEADLINE_METRICS=false`, for benchmarks). */
@@ -57,6 +62,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     IdentityHandlers.layer,
     KeysHandlers.layer,
     WebhooksHandlers.layer,
+    EventsHandlers.layer,
     AnalyticsHandlers.layer,
     AdminHandlers.layer,
     LeadsHandlers.layer,
@@ -64,6 +70,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     TemplatesHandlers.layer,
     ConversationsHandlers.layer,
     MessagesHandlers.layer,
+    MediaHandlers.layer,
     OptOutsHandlers.layer,
     CampaignsHandlers.layer,
     CatalogueHandlers.layer,
@@ -125,7 +132,12 @@ export const routes = <E = never, R = never>(
         RequestEnvelope.bodyGuard(
           options.maxBodyBytes ?? RequestEnvelope.DEFAULT_MAX_BODY_BYTES,
           options.requestTimeoutSeconds ?? 30,
-          undefined,
+          {
+            path: UPLOAD_PATH,
+            maxBodyBytes: options.uploadMaxBodyBytes ?? RequestEnvelope.DEFAULT_UPLOAD_MAX_BODY_BYTES,
+            // A 100 MiB file on a slow link: ten minutes, or the API's own timeout when longer.
+            timeoutSeconds: Math.max(options.requestTimeoutSeconds ?? 30, 600)
+          },
           RequestEnvelope.staticMethods(Api)
         )
       )

@@ -13,6 +13,7 @@ import * as MemoryLeadJobs from "./leads/MemoryLeadJobs.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMedia from "./messages/MemoryMedia.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
+import * as MemoryUploadedMedia from "./messages/MemoryUploadedMedia.ts"
 import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
@@ -42,6 +43,7 @@ export const all = [
   MemoryConversations.layer,
   MemoryMessages.layer,
   MemoryMedia.layer,
+  MemoryUploadedMedia.layer,
   MemoryOptOutSettings.layer,
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,

@@ -7,6 +7,7 @@ import * as LeadJobRunner from "@leadline/core/leads/LeadJobRunner"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
+import * as MediaLimits from "@leadline/core/messages/MediaLimits"
 import type { MediaStore } from "@leadline/core/messages/MediaStore"
 import * as TemplateSync from "@leadline/core/templates/TemplateSync"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
@@ -129,12 +130,18 @@ export const api = (options: ApiOptions) =>
  */
 export const app = <A, E, R>(
   stores: Layer.Layer<A, E, R>,
-  options: { readonly network: Network; readonly metaApp?: (typeof MetaApp)["Service"] | undefined }
+  options: {
+    readonly network: Network
+    readonly metaApp?: (typeof MetaApp)["Service"] | undefined
+    /** The most bytes kept per file type (Meta's unless set): uploads to send are checked against them. */
+    readonly mediaLimits?: MediaLimits.Limits | undefined
+  }
 ) =>
   stores.pipe(
     Layer.provide(PageFetcher.layer({ allowPrivate: options.network.allowPrivate })),
     Layer.provide(resolverLayer(options.network)),
     Layer.provideMerge(Layer.succeed(OutboundSettings, { allowPrivateUrls: options.network.allowPrivate })),
+    Layer.provideMerge(Layer.succeed(MediaLimits.Setting, options.mediaLimits ?? MediaLimits.defaults)),
     options.metaApp === undefined ? (layer) => layer : Layer.provideMerge(Layer.succeed(MetaApp, options.metaApp)),
     (layer) => Layer.provideMerge(WebhookReceiver.layer, layer)
   )

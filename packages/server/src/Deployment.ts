@@ -41,6 +41,7 @@ export const stores = (
     ).pipe(Layer.provideMerge(Ai.layer)),
     {
       network: { allowPrivate: config.allowPrivateWebhookUrls },
-      metaApp
+      metaApp,
+      mediaLimits: config.media.limits
     }
   )

@@ -1,5 +1,5 @@
 import type * as MediaFetcher from "@leadline/core/whatsapp/MediaFetcher"
-import * as MediaLimits from "@leadline/core/whatsapp/MediaLimits"
+import * as MediaLimits from "@leadline/core/messages/MediaLimits"
 import { Config, Option, Schema } from "effect"
 import { join } from "node:path"
 
@@ -35,6 +35,10 @@ export type MediaConfig = Config.Success<typeof MediaConfig>
 /** The `fs` store's directory. */
 export const directoryOf = (media: MediaConfig, dataDir: string): string =>
   Option.getOrElse(media.directory, () => join(dataDir, "media"))
+
+/** The upload route's body limit: the largest file a send type may be, and a MiB for the form around it. */
+export const uploadMaxBodyBytes = (media: MediaConfig): number =>
+  Math.max(media.limits.image, media.limits.video, media.limits.audio, media.limits.document) + 1024 * 1024
 
 /** The fetcher's settings. */
 export const fetcherOptions = (media: MediaConfig): MediaFetcher.Options => ({ limits: media.limits })

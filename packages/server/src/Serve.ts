@@ -11,6 +11,7 @@ import { resolveToken } from "./AdminTokenFile.ts"
 import * as Composition from "./Composition.ts"
 import { adminTokenFromEnv, databaseConfig, ServerConfig, withSettings } from "./Config.ts"
 import * as Deployment from "./Deployment.ts"
+import * as MediaConfig from "./MediaConfig.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as HeapTrim from "./HeapTrim.ts"
 import * as RateLimits from "./RateLimits.ts"
@@ -44,6 +45,7 @@ const serveWith = (config: ServerConfig) =>
     const app = Composition.api({
       routes: {
         maxBodyBytes: config.maxBodyBytes,
+        uploadMaxBodyBytes: MediaConfig.uploadMaxBodyBytes(config.media),
         requestTimeoutSeconds: config.requestTimeoutSeconds,
         metrics: config.metrics,
         publicUrl: Option.getOrUndefined(config.publicUrl)

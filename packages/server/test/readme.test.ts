@@ -112,6 +112,9 @@ describe("the README", () => {
       '{"error":"Cannot change status from delivered to pending","code":"invalid_transition","details":[]}'
     )
     expect(out).toContain("order.created order.status_changed order.status_changed")
+    expect(out).toContain(
+      "\nlog: order.status_changed delivered, order.status_changed confirmed, order.created pending\n"
+    )
     // Order notices on: each status move queued a text to Grace; the last says delivered, in WhatsApp's word.
     expect(out).toContain('{"enabled":true,"template":null}')
     expect(out).toMatch(/\nYour order ord_[0-9a-z]{26} is now completed\.\n/)
@@ -135,6 +138,23 @@ describe("the README", () => {
     expect(out.toLowerCase()).toContain("content-length: 4096")
     expect(out.toLowerCase()).toMatch(/etag: "[0-9a-f]{64}"/)
     expect(out).toMatch(/\nLeadline simulator media sim-photo-\d+\n/)
+    // A file uploaded, then sent by its id: handed to the simulator, which took it and played it read.
+    expect(out).toMatch(
+      /\{"id":"med_[0-9a-z]{26}","type":"document","mime_type":"application\/pdf","size":\d+,"sha256":"[0-9a-f]{64}","filename":"price-list\.pdf","created_at":"[^"]+"\}\n/
+    )
+    const sentFile = /\nread\n(\{.*"type":"document".*\})\n/.exec(out)
+    expect(JSON.parse(sentFile![1]!)).toMatchObject({
+      type: "document",
+      status: "read",
+      text: "Our prices this week",
+      media: {
+        media_id: expect.stringMatching(/^med_/),
+        link: null,
+        mime_type: "application/pdf",
+        filename: "price-list.pdf",
+        caption: "Our prices this week"
+      }
+    })
     // A template submitted, approved by the simulator's status webhook, synced, and checked on a send.
     expect(out).toContain("\nAPPROVED\n")
     expect(out).toMatch(

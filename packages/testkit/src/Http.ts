@@ -16,6 +16,8 @@ export interface CallOptions {
   readonly json?: unknown
   /** Sent as is, for malformed and oversized bodies. */
   readonly raw?: string | Uint8Array | undefined
+  /** Sent as `multipart/form-data` (an upload), its boundary chosen by fetch. */
+  readonly form?: FormData | undefined
   readonly headers?: Record<string, string> | undefined
 }
 
@@ -23,7 +25,7 @@ export interface CallOptions {
 export const call = async (target: Target, method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
   const headers: Record<string, string> = { ...options.headers }
   if (options.auth !== undefined) headers.authorization = `Bearer ${options.auth}`
-  let body: string | Uint8Array | undefined = options.raw
+  let body: string | Uint8Array | FormData | undefined = options.form ?? options.raw
   if (options.json !== undefined) {
     body = JSON.stringify(options.json)
     headers["content-type"] ??= "application/json"

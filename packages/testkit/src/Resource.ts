@@ -62,17 +62,28 @@ export interface Addressed {
   /** Path and query. */
   readonly path: string
   readonly json?: unknown
-  /** A body that is not JSON (an import's file), sent with its `Content-Type`. */
+  /** A `multipart/form-data` body instead of JSON (an upload). */
+  readonly form?: FormData | undefined
+  /** A body that is not JSON (an import's file), sent as it is with its `Content-Type`. */
   readonly file?: { readonly body: string; readonly contentType: string } | undefined
 }
 
-/** The body of a request as `call` takes it: its JSON, or its file with the file's type. */
-export const bodyOf = (request: Addressed) =>
-  request.file !== undefined
-    ? { raw: request.file.body, headers: { "content-type": request.file.contentType } }
-    : request.json === undefined
-      ? {}
-      : { json: request.json }
+/** The body options of `Http.call` for an addressed request: its JSON, its form or its file. */
+export const bodyOf = (
+  request: Addressed
+): {
+  readonly json?: unknown
+  readonly form?: FormData
+  readonly raw?: string
+  readonly headers?: Record<string, string>
+} =>
+  request.form !== undefined
+    ? { form: request.form }
+    : request.file !== undefined
+      ? { raw: request.file.body, headers: { "content-type": request.file.contentType } }
+      : request.json === undefined
+        ? {}
+        : { json: request.json }
 
 export interface RouteRequest extends Addressed {
   /** Asserts that the object the request aimed at is as it was (after a refused request). */

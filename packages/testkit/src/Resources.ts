@@ -7,6 +7,7 @@ import * as CatalogueSlice from "./catalogue/CatalogueSlice.ts"
 import * as ChannelsSlice from "./channels/ChannelsSlice.ts"
 import * as ConversationsSlice from "./conversations/ConversationsSlice.ts"
 import type * as Coverage from "./Coverage.ts"
+import * as EventsSlice from "./events/EventsSlice.ts"
 import * as IdempotencySlice from "./idempotency/IdempotencySlice.ts"
 import * as IdentitySlice from "./identity/IdentitySlice.ts"
 import * as KeysSlice from "./keys/KeysSlice.ts"
@@ -31,6 +32,7 @@ export const slices = [
   KeysSlice.slice,
   IdempotencySlice.slice,
   WebhooksSlice.slice,
+  EventsSlice.slice,
   AnalyticsSlice.slice,
   AdminSlice.slice,
   // One line per resource, in core's Slices.ts order:

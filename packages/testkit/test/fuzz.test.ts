@@ -191,6 +191,8 @@ const seed = async (
     const create = ids?.create
     if (ids?.make !== undefined) {
       for (let n = 0; n < SEEDED; n++) ledger.see(resource.name, await ids.make({ target: server }, account))
+      // Read back as their list shows them: the events of a change depend on the thing before it.
+      if (ids.list !== undefined) await call(`GET ${ids.list.path}`, `${ids.list.path}?limit=100`, 200)
     }
     if (ids === undefined || create === undefined) continue
     const route = ROUTES.find((candidate) => Resource.routeName(candidate) === create)

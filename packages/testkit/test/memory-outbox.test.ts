@@ -23,6 +23,7 @@ const subscribe = Effect.flatMap(WebhooksRepo, (repo) =>
     url: "https://hooks.example.com/memory",
     events: ["knowledge.updated"],
     description: null,
+    retry_policy: "seed",
     enabled: true,
     created_at: new Date().toISOString(),
     secret: "whsec_x"

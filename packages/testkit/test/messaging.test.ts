@@ -6,6 +6,7 @@ import * as MockGraph from "../src/whatsapp/MockGraph.ts"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import { createChannel } from "../src/channels/ChannelsResource.ts"
 import { makeConversation, nextWaId, postWebhook, TEMPLATE_SEND } from "../src/conversations/ConversationsResource.ts"
+import { eventsOf } from "../src/events/EventsResource.ts"
 import * as TestServer from "../src/TestServer.ts"
 import * as Wirings from "../src/Wirings.ts"
 import { until } from "../src/internal/wire.ts"
@@ -91,12 +92,13 @@ for (const [name, wiring] of Wirings.wirings) {
           json: { status: "snoozed", snoozed_until: until }
         })
         expect(snoozed.body).toMatchObject({ status: "snoozed", snoozed_until: until })
-        return async () =>
+        const read = async () =>
           (
             await call(stage.server, "GET", `/api/v1/conversations/${conversation.id}`, {
               auth: stage.account.ownerKey
             })
           ).body
+        return Object.assign(read, { id: conversation.id as string, until })
       }
       const soon = await snooze(1)
       const later = await snooze(60)
@@ -106,6 +108,13 @@ for (const [name, wiring] of Wirings.wirings) {
       expect((await later()).status).toBe("snoozed")
       stage.server.clock.advance("2 hours")
       expect(await waitUntil(later, (c) => c.status === "open")).toMatchObject({ status: "open", snoozed_until: null })
+      // Each wake is the thread's status change, with the snooze it had.
+      const woken = (await eventsOf(stage.server, stage.account.ownerKey, "?type=conversation.status_changed")).events
+      for (const thread of [soon, later]) {
+        const event = woken.find((each) => each.data.id === thread.id)
+        expect(event?.data).toMatchObject({ status: "open", snoozed_until: null })
+        expect(event?.previous_attributes).toEqual({ status: "snoozed", snoozed_until: thread.until })
+      }
     })
 
     it("fails a message WhatsApp cannot deliver, with the provider's code, and gives its usage back", async () => {

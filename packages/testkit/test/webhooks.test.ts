@@ -227,6 +227,31 @@ describe("delivery", () => {
     expect(delivered!.attempts.map((attempt) => attempt.status_code)).toEqual([500, 500, 500, 500, 200])
   })
 
+  it("retries an extended endpoint after about 5 s, then waits five minutes", async () => {
+    const endpoint = receiver.endpoint(`/hook-${++paths}`)
+    const registered = await call(server, "POST", "/api/webhooks/endpoints", {
+      auth: account.ownerKey,
+      json: { url: endpoint.url, events: ["lead.created"], retry_policy: "extended" }
+    })
+    expect(registered.status, registered.text).toBe(201)
+    endpoint.setSecret(registered.body.secret)
+    endpoint.respond({ status: 503 }, { status: 503 })
+    await createLead()
+    const requests = await endpoint.waitFor(2, 20_000)
+    const [gap] = gaps(requests)
+    expect(gap).toBeGreaterThan(4.8)
+    expect(gap).toBeLessThan(5 + 3)
+    const [delivery] = await until(
+      () => deliveriesOf(registered.body.id),
+      (list) => list[0]?.attempts.length === 2
+    )
+    expect(delivery!.status).toBe("pending")
+    // The third attempt is five minutes after the second (the seed's schedule would have given up after 4 s more).
+    const wait = Date.parse(delivery!.next_attempt_at!) - requests[1]!.receivedAt
+    expect(wait).toBeGreaterThan(299_000)
+    expect(wait).toBeLessThan(302_000)
+  })
+
   it("treats a 302 as a failure and does not follow it", async () => {
     const target = receiver.endpoint(`/redirect-target-${++paths}`)
     const { endpoint, registered } = await subscribe(["lead.created"])

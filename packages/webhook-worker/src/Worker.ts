@@ -66,7 +66,7 @@ export const layer = (options: Options = {}) =>
           OpsMetrics.deliveryLag.updateUnsafe(Math.max(0, attemptedAt - delivery.dueAt) / 1000, context)
           const outcome = yield* sender.send(delivery).pipe(Tracing.span("Webhook.attempt"))
           const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
-          const delay = succeeded ? undefined : delayAfterFailure(delivery.attempt)
+          const delay = succeeded ? undefined : delayAfterFailure(delivery.attempt, delivery.retryPolicy)
           const next = succeeded
             ? ({ _tag: "Delivered" } as const)
             : delay === undefined

@@ -10,5 +10,6 @@ export const configChanged = Event.define(
   "agent.config_changed",
   Schema.Struct({ ...Agent.fields, deleted: Schema.optional(Schema.Literal(true)) }).annotate({
     identifier: "EventAgent"
-  })
+  }),
+  "agents.view"
 )

@@ -1,12 +1,14 @@
 import { Array as Arr, Context, Effect, Layer } from "effect"
 import type { CurrentPrincipal } from "../auth/Principal.ts"
-import { emitAll, Outbox, pending } from "../events/Outbox.ts"
+import { emit, emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
 import * as MessageEvents from "../messages/MessageEvents.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import type { Touched } from "../messages/QueueExits.ts"
 import { MessageUsage, periodOf } from "../usage/MessageUsage.ts"
+import * as CampaignEvents from "./CampaignEvents.ts"
 import { next } from "./CampaignState.ts"
+import { view } from "./CampaignView.ts"
 import { CampaignsRepo, type StoredCampaign } from "./CampaignsRepo.ts"
 
 /** Events of cancelled messages are appended this many at a time: one statement each, of bounded size. */
@@ -102,12 +104,17 @@ export class CampaignProgress extends Context.Service<
             for (const { campaign, changed } of running) {
               const finished = stillQueued.has(campaign.id) ? undefined : next(campaign.status, { _tag: "Finish" })
               if (finished?._tag === "Moved") {
-                yield* campaigns.update(accountId, {
+                const done: StoredCampaign = {
                   ...campaign,
                   status: finished.status,
                   completed_at: now,
                   updated_at: now
-                })
+                }
+                yield* campaigns.update(accountId, done)
+                const counts = yield* messages.countsByCampaign(accountId, [done.id])
+                yield* emit(CampaignEvents.completed, view(done, null, counts.get(done.id) ?? {}, null)).pipe(
+                  Effect.provideService(Outbox, outbox)
+                )
               } else if (changed) yield* campaigns.update(accountId, campaign)
             }
           })

@@ -22,7 +22,6 @@ import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as NewMessage from "../messages/Message.ts"
 import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import { OutboundQueue } from "../messages/OutboundQueue.ts"
-import type { OutboundStatus } from "../messages/StatusMerge.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
@@ -33,7 +32,7 @@ import { type Campaign, CreateCampaign, UpdateCampaign } from "./Campaign.ts"
 import * as CampaignEvents from "./CampaignEvents.ts"
 import { CampaignProgress } from "./CampaignProgress.ts"
 import { isEditable, next } from "./CampaignState.ts"
-import * as CampaignStats from "./CampaignStats.ts"
+import { view } from "./CampaignView.ts"
 import { CampaignsRepo, type QueuedRecipient, type StoredCampaign } from "./CampaignsRepo.ts"
 import * as Placeholders from "./Placeholders.ts"
 import type { Recipient, RecipientStatus } from "./Recipient.ts"
@@ -418,6 +417,10 @@ export class Campaigns extends Context.Service<
               }
               const result = view(queued, null, { queued: eligible }, hold ?? null)
               yield* emit(CampaignEvents.queued, result).pipe(Effect.provideService(Outbox, outbox))
+              // Every recipient skipped: the campaign is done as it is queued.
+              if (result.status === "completed") {
+                yield* emit(CampaignEvents.completed, result).pipe(Effect.provideService(Outbox, outbox))
+              }
               return result
             })
           )
@@ -464,39 +467,4 @@ export class Campaigns extends Context.Service<
 const pausedBy = (channel: Channel, now: string): Campaign["paused"] | undefined => {
   const hold = campaignHold(channel, now)
   return hold === undefined ? undefined : { reason: hold.reason, message: hold.message }
-}
-
-/**
- * The wire campaign: a draft's `audience_count` is who matches now; the stats of a queued one
- * come from its messages, and recipients without one (skipped at queue time, or whose lead was
- * deleted since) are what the snapshot's total leaves over.
- */
-const view = (
-  stored: StoredCampaign,
-  audienceCount: number | null,
-  counts: Partial<Record<OutboundStatus, number>> | undefined,
-  paused: Campaign["paused"]
-): Campaign => {
-  const messages = counts ?? {}
-  const withMessages = Object.values(messages).reduce((sum, n) => sum + (n ?? 0), 0)
-  // In the contract's order (§8.1), so a campaign reads the same in every answer and event.
-  return {
-    id: stored.id,
-    name: stored.name,
-    channel_id: stored.channel_id,
-    template: stored.template,
-    audience: stored.audience,
-    scheduled_at: stored.scheduled_at,
-    status: stored.status,
-    audience_count: audienceCount,
-    stats: CampaignStats.fromCounts({ messages, skipped: Math.max(0, stored.total - withMessages) }),
-    error: stored.error,
-    paused,
-    created_at: stored.created_at,
-    updated_at: stored.updated_at,
-    queued_at: stored.queued_at,
-    started_at: stored.started_at,
-    completed_at: stored.completed_at,
-    cancelled_at: stored.cancelled_at
-  }
 }

@@ -8,6 +8,6 @@ import { Campaigns } from "./Campaigns.ts"
 export const slice = Slice.make({
   name: "campaigns",
   layer: Campaigns.layer.pipe(Layer.provide(CampaignProgress.layer)),
-  events: [CampaignEvents.queued],
+  events: [CampaignEvents.queued, CampaignEvents.completed],
   reactions: [CampaignReactions.followMessages.pipe(Layer.provide(CampaignProgress.layer))]
 })

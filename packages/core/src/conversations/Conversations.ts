@@ -1,6 +1,10 @@
 import { Clock, Context, Effect, Layer } from "effect"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
-import { authorize, authorizeFullAccess, type CurrentPrincipal } from "../auth/Principal.ts"
+import { authorize, authorizeFullAccess, CurrentPrincipal } from "../auth/Principal.ts"
+import { systemPrincipal } from "../auth/SystemPrincipal.ts"
+import { emitAll, Outbox, pending } from "../events/Outbox.ts"
+import { Transactor } from "../Transactor.ts"
+import * as ConversationEvents from "./ConversationEvents.ts"
 import {
   decodeInput,
   type InvalidInput,
@@ -34,70 +38,92 @@ export class Conversations extends Context.Service<
     readonly reopenSnoozed: Effect.Effect<number>
   }
 >()("core/Conversations") {
-  static readonly layer: Layer.Layer<Conversations, never, ConversationsRepo | AccountsRepo> = Layer.effect(
-    Conversations,
-    Effect.gen(function* () {
-      const repo = yield* ConversationsRepo
-      const accounts = yield* AccountsRepo
-      const decodeUpdate = decodeInput(UpdateConversation, "conversation")
+  static readonly layer: Layer.Layer<Conversations, never, ConversationsRepo | AccountsRepo | Transactor | Outbox> =
+    Layer.effect(
+      Conversations,
+      Effect.gen(function* () {
+        const repo = yield* ConversationsRepo
+        const accounts = yield* AccountsRepo
+        const transactor = yield* Transactor
+        const outbox = yield* Outbox
+        // One service, not a context: merging a context copies every service of the request's.
+        const withOutbox = Effect.provideService(Outbox, outbox)
+        const decodeUpdate = decodeInput(UpdateConversation, "conversation")
 
-      const list = Effect.fnUntraced(function* (filters: Filters, page: Pagination.Page) {
-        const principal = yield* authorize("conversations.view")
-        const slice = yield* repo.list(principal.accountId, filters, page)
-        return { conversations: slice.items, meta: Pagination.meta(page, slice.total) }
-      }, Tracing.span("Conversations.list"))
+        const list = Effect.fnUntraced(function* (filters: Filters, page: Pagination.Page) {
+          const principal = yield* authorize("conversations.view")
+          const slice = yield* repo.list(principal.accountId, filters, page)
+          return { conversations: slice.items, meta: Pagination.meta(page, slice.total) }
+        }, Tracing.span("Conversations.list"))
 
-      const get = Effect.fnUntraced(function* (id: string) {
-        const principal = yield* authorize("conversations.view")
-        return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "conversation", id }))
-      }, Tracing.span("Conversations.get"))
+        const get = Effect.fnUntraced(function* (id: string) {
+          const principal = yield* authorize("conversations.view")
+          return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "conversation", id }))
+        }, Tracing.span("Conversations.get"))
 
-      /** Full access (§13a.1). `snoozed_until` goes with `snoozed` only; any other status clears it. */
-      const update = Effect.fnUntraced(function* (id: string, raw: UpdateConversation) {
-        const principal = yield* authorizeFullAccess
-        const input = yield* decodeUpdate(raw)
-        const current = yield* repo.find(principal.accountId, id)
-        if (current === undefined) return yield* new NotFound({ resource: "conversation", id })
-        const status = input.status ?? current.status
-        if (input.snoozed_until != null && status !== "snoozed") {
-          return yield* invalidField("snoozed_until", 'only with status "snoozed"')
-        }
-        const now = yield* Clock.currentTimeMillis
-        if (input.snoozed_until != null && Date.parse(input.snoozed_until) <= now) {
-          return yield* invalidField("snoozed_until", "must be in the future")
-        }
-        if (
-          input.assigned_user_id != null &&
-          (yield* accounts.findUser(principal.accountId, input.assigned_user_id)) === undefined
-        ) {
-          return yield* unknownAssignee()
-        }
-        const next: Conversation = {
-          ...current,
-          status,
-          snoozed_until:
-            status !== "snoozed"
-              ? null
-              : input.snoozed_until === undefined
-                ? current.snoozed_until
-                : input.snoozed_until === null
-                  ? null
-                  : new Date(input.snoozed_until).toISOString(),
-          assigned_user_id: input.assigned_user_id === undefined ? current.assigned_user_id : input.assigned_user_id,
-          // Resolving ends a handoff: the customer's next message is the agent's again.
-          handoff: input.handoff === null || status === "resolved" ? null : current.handoff,
-          updated_at: yield* Ids.now
-        }
-        return (
-          (yield* repo.update(principal.accountId, next)) ?? (yield* new NotFound({ resource: "conversation", id }))
+        /** Full access (§13a.1). `snoozed_until` goes with `snoozed` only; any other status clears it. */
+        const update = Effect.fnUntraced(function* (id: string, raw: UpdateConversation) {
+          const principal = yield* authorizeFullAccess
+          const input = yield* decodeUpdate(raw)
+          const current = yield* repo.find(principal.accountId, id)
+          if (current === undefined) return yield* new NotFound({ resource: "conversation", id })
+          const status = input.status ?? current.status
+          if (input.snoozed_until != null && status !== "snoozed") {
+            return yield* invalidField("snoozed_until", 'only with status "snoozed"')
+          }
+          const now = yield* Clock.currentTimeMillis
+          if (input.snoozed_until != null && Date.parse(input.snoozed_until) <= now) {
+            return yield* invalidField("snoozed_until", "must be in the future")
+          }
+          if (
+            input.assigned_user_id != null &&
+            (yield* accounts.findUser(principal.accountId, input.assigned_user_id)) === undefined
+          ) {
+            return yield* unknownAssignee()
+          }
+          const next: Conversation = {
+            ...current,
+            status,
+            snoozed_until:
+              status !== "snoozed"
+                ? null
+                : input.snoozed_until === undefined
+                  ? current.snoozed_until
+                  : input.snoozed_until === null
+                    ? null
+                    : new Date(input.snoozed_until).toISOString(),
+            assigned_user_id: input.assigned_user_id === undefined ? current.assigned_user_id : input.assigned_user_id,
+            // Resolving ends a handoff: the customer's next message is the agent's again.
+            handoff: input.handoff === null || status === "resolved" ? null : current.handoff,
+            updated_at: yield* Ids.now
+          }
+          return yield* transactor.withTransaction(
+            Effect.gen(function* () {
+              const updated = yield* repo.update(principal.accountId, next)
+              if (updated === undefined) return yield* new NotFound({ resource: "conversation", id })
+              yield* emitAll(ConversationEvents.changeEvents(current, updated)).pipe(withOutbox)
+              return updated
+            })
+          )
+        }, Tracing.span("Conversations.update"))
+
+        // Each woken thread's `conversation.status_changed`, in its account, in the wake's transaction.
+        const reopenSnoozed = transactor.withTransaction(
+          Effect.gen(function* () {
+            const woken = yield* repo.wakeSnoozed(new Date(yield* Clock.currentTimeMillis).toISOString())
+            for (const { accountId, conversation, snoozedUntil } of woken) {
+              yield* emitAll([
+                pending(ConversationEvents.statusChanged, conversation, {
+                  status: "snoozed",
+                  snoozed_until: snoozedUntil
+                })
+              ]).pipe(withOutbox, Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "snoozer")))
+            }
+            return woken.length
+          })
         )
-      }, Tracing.span("Conversations.update"))
 
-      const reopenSnoozed = Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        repo.wakeSnoozed(new Date(now).toISOString())
-      )
-
-      return Conversations.of({ list, get, update, reopenSnoozed })
-    })
-  )
+        return Conversations.of({ list, get, update, reopenSnoozed })
+      })
+    )
 }

@@ -14,8 +14,15 @@ export class ConversationsRepo extends Context.Service<
     readonly update: (accountId: string, conversation: Conversation) => Effect.Effect<Conversation | undefined>
     /** How many conversations were made in each bucket; one is made with its first message, in its transaction. */
     readonly createdPerBucket: (accountId: string, bounds: Bounds) => Effect.Effect<ReadonlyArray<number>>
-    /** Opens every snoozed conversation whose `snoozed_until` is at or before `now`; how many. */
-    readonly wakeSnoozed: (now: string) => Effect.Effect<number>
+    /**
+     * Opens every snoozed conversation whose `snoozed_until` is at or before `now`, in every
+     * account: each as it is now, with its account and the snooze it had.
+     */
+    readonly wakeSnoozed: (
+      now: string
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly accountId: string; readonly conversation: Conversation; readonly snoozedUntil: string }>
+    >
     /** Deletes a lead's conversations. */
     readonly removeForLead: (accountId: string, leadId: string) => Effect.Effect<void>
     /**

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { Permission } from "../auth/Scopes.ts"
 
 /**
  * The event envelope, knowing no resource: each resource defines its own event
@@ -31,17 +32,26 @@ const envelopeSchema = <const T extends string, S extends Schema.Top>(type: T, d
     )
   }).annotate({ identifier: `EventEnvelope(${type})` })
 
-/** One event type: its name, the schema of its `data` (the resource as the API returns it), and its envelope. */
+/**
+ * One event type: its name, the schema of its `data` (the resource as the API returns it), its
+ * envelope, and the permission that lets a key see it (in `GET /api/v1/events`): its resource's own.
+ */
 export interface Definition<T extends string = string, S extends Schema.Top = Schema.Top> {
   readonly type: T
   readonly data: S
   readonly envelope: ReturnType<typeof envelopeSchema<T, S>>
+  readonly view: Permission
 }
 
-export const define = <const T extends string, S extends Schema.Top>(type: T, data: S): Definition<T, S> => ({
+export const define = <const T extends string, S extends Schema.Top>(
+  type: T,
+  data: S,
+  view: Permission
+): Definition<T, S> => ({
   type,
   data,
-  envelope: envelopeSchema(type, data)
+  envelope: envelopeSchema(type, data),
+  view
 })
 
 /** The envelope of one definition's events, as a value. */

@@ -11,5 +11,6 @@ export const updated = Event.define(
   "knowledge.updated",
   Schema.Struct({ ...KnowledgeSource.fields, deleted: Schema.optional(Schema.Literal(true)) }).annotate({
     identifier: "EventKnowledgeSource"
-  })
+  }),
+  "knowledge.view"
 )

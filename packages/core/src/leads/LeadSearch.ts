@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Limit, Offset } from "../Pagination.ts"
+import { Limit, Offset, QueryTime } from "../Pagination.ts"
 import { Text } from "../Text.ts"
 import { type Lead, LeadStatus } from "./Lead.ts"
 
@@ -11,15 +11,6 @@ import { type Lead, LeadStatus } from "./Lead.ts"
 
 export const SORTS = ["-created_at", "created_at", "-updated_at", "updated_at", "name", "-name"] as const
 export type Sort = (typeof SORTS)[number]
-
-const Timestamp = Schema.String.check(
-  Schema.makeFilter(
-    (value: string) =>
-      (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
-        Number.isFinite(Date.parse(value))) ||
-      "must be an ISO 8601 time with its offset, like 2026-01-31T09:00:00Z"
-  )
-)
 
 const LeadId = Schema.String.check(Schema.isPattern(/^ld_[0-9a-z]{1,64}$/, { message: "must be a lead id (ld_…)" }))
 
@@ -62,9 +53,9 @@ export const LeadListQuery = Schema.Struct({
       Schema.makeFilter((value: string) => value === "none" || Uuid.test(value) || "must be a user id or none")
     ).annotate({ description: "Leads assigned to this user, or `none` for unassigned leads" })
   ),
-  created_after: Schema.optional(Timestamp.annotate({ description: "Created at or after this time" })),
-  created_before: Schema.optional(Timestamp.annotate({ description: "Created before this time" })),
-  updated_after: Schema.optional(Timestamp.annotate({ description: "Changed at or after this time" })),
+  created_after: Schema.optional(QueryTime.annotate({ description: "Created at or after this time" })),
+  created_before: Schema.optional(QueryTime.annotate({ description: "Created before this time" })),
+  updated_after: Schema.optional(QueryTime.annotate({ description: "Changed at or after this time" })),
   sort: Schema.optional(
     Schema.Literals(SORTS).annotate({
       description:

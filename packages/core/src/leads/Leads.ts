@@ -22,6 +22,7 @@ import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
 import * as LeadEvents from "./LeadEvents.ts"
 import { LeadsRepo } from "./LeadsRepo.ts"
 import * as Tracing from "../Tracing.ts"
+import * as Versioned from "../Versioned.ts"
 import { LeadRemoval } from "./LeadRemoval.ts"
 
 type Needs = CurrentPrincipal
@@ -164,7 +165,11 @@ export class Leads extends Context.Service<
                 updated_at: now
               }
               const updated = yield* repo.update(principal.accountId, next)
-              return updated ?? (yield* notFound(id))
+              if (updated === undefined) return yield* notFound(id)
+              const previous = Versioned.previousAttributes(current, updated)
+              // A PATCH that changes nothing is not a change: no event.
+              if (Object.keys(previous).length > 0) yield* emit(LeadEvents.updated, updated, previous).pipe(withOutbox)
+              return updated
             })
           )
         }, Tracing.span("Leads.update"))

@@ -11,7 +11,7 @@ export const slice = Slice.make({
   name: "leads",
   // Imports, exports and bulk changes; `LeadJobRunner.loop` runs the jobs.
   layer: Layer.mergeAll(Leads.layer, LeadJobs.layer, LeadJobRunner.layer()),
-  events: [LeadEvents.created, LeadEvents.deleted],
+  events: [LeadEvents.created, LeadEvents.updated, LeadEvents.deleted],
   metrics: LeadMetrics.metrics,
   hooks: [LeadRemoval.layer]
 })

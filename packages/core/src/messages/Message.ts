@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { jsonProblem, Text } from "../Text.ts"
 import { Interactive } from "./Interactive.ts"
+import { type MediaContent, SEND_TYPES, type SendType, SentMedia } from "./UploadedMedia.ts"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -41,6 +42,8 @@ export const Media = Schema.Struct({
   size: Schema.NullOr(Schema.Number).annotate({ description: "Bytes kept (state stored)" })
 }).annotate({ identifier: "MessageMedia" })
 
+export type InboundMedia = typeof Media.Type
+
 /** A message in or out (docs/contract-messaging.md §5.1). */
 export const Message = Schema.Struct({
   id: Schema.String.annotate({ description: "`msg_` followed by a sortable id" }),
@@ -49,7 +52,8 @@ export const Message = Schema.Struct({
   channel_id: Schema.String,
   direction: Schema.Literals(["inbound", "outbound"]),
   type: Schema.String.annotate({
-    description: "Outbound: text, template, interactive or reaction; inbound: WhatsApp's type as received"
+    description:
+      "Outbound: text, template, interactive, reaction, image, video, audio or document; inbound: WhatsApp's type as received"
   }),
   text: Nullable,
   template: Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)),
@@ -59,7 +63,10 @@ export const Message = Schema.Struct({
   reply_to: Schema.NullOr(ReplyTo).annotate({
     description: "The message this one answers (WhatsApp's context) or reacts to, when Leadline has it; null otherwise"
   }),
-  media: Schema.NullOr(Media),
+  media: Schema.NullOr(Schema.Union([Media, SentMedia])).annotate({
+    description:
+      "Inbound: the file WhatsApp delivered and whether Leadline keeps it; outbound image, video, audio or document: the file sent (an uploaded media or a link); else null"
+  }),
   status: Schema.Literals(["received", "queued", "sent", "delivered", "read", "failed", "cancelled"]),
   error: Schema.NullOr(MessageError),
   external_id: Nullable.annotate({ description: "WhatsApp's message id (wamid)" }),
@@ -91,9 +98,21 @@ export interface Placement {
   readonly channel_id: string
 }
 
-/** What an outbound message says: a text, a template with its components, or an interactive message. */
+/** An inbound message's file: `media` of a message WhatsApp delivered (an outbound one's is `SentMedia`). */
+export const inboundMedia = (message: Message): InboundMedia | null =>
+  message.media !== null && "provider_media_id" in message.media ? message.media : null
+
+/** An outbound file send's `media`, or null for any other message. */
+export const sentMedia = (message: Message): MediaContent | null =>
+  message.direction === "outbound" && message.media !== null && "media_id" in message.media ? message.media : null
+
+/**
+ * What an outbound message says: a text, a template with its components, an interactive message,
+ * or a file (an uploaded media or a link).
+ */
 export type OutboundContent =
   | { readonly type: "text"; readonly text: string }
+  | { readonly type: SendType; readonly media: MediaContent }
   | { readonly type: "interactive"; readonly interactive: Interactive }
   | {
       readonly type: "template"
@@ -131,9 +150,11 @@ const fresh = (placement: Placement, now: string) => ({
 const queued = (placement: Placement, content: OutboundContent, now: string) => ({
   ...fresh(placement, now),
   type: content.type,
-  text: content.type === "text" ? content.text : null,
+  // A file's caption is its text, as on an inbound file.
+  text: content.type === "text" ? content.text : "media" in content ? content.media.caption : null,
   template: content.type === "template" ? { ...content.template } : null,
   interactive: content.type === "interactive" ? { ...content.interactive } : null,
+  media: "media" in content ? { ...content.media } : null,
   direction: "outbound" as const,
   status: "queued" as const
 })
@@ -256,48 +277,104 @@ export const Template = Schema.Struct({
   )
   .annotate({ identifier: "Template" })
 
+/** The longest `link` (as a webhook URL's) and caption (Meta's) and filename taken. */
+const MAX_LINK = 2048
+const MAX_CAPTION = 1024
+const MAX_FILENAME = 240
+
+const bounded = (field: string, max: number) =>
+  Text.check(
+    Schema.isMinLength(1, { message: `${field} must not be empty` }),
+    Schema.isMaxLength(max, { message: `${field} must be at most ${max} characters` })
+  )
+
+/**
+ * A file to send as `type` (docs/contract-messaging.md §5.9): an uploaded media (`id`) or an https
+ * `link` WhatsApp fetches, exactly one; a caption on an image, video or document; a filename on a
+ * document. Whether `id` names a file of the account, and the link's host, are checked further in.
+ */
+const MediaSend = (type: SendType) =>
+  Schema.Struct({
+    id: Schema.optional(
+      bounded("id", 64).annotate({ description: "An upload of POST /api/v1/media (`med_…`); or give `link`" })
+    ),
+    link: Schema.optional(
+      bounded("link", MAX_LINK)
+        .check(Schema.makeFilter((link: string) => /^https:\/\//i.test(link) || "link must be an https URL"))
+        .annotate({ description: "An https URL WhatsApp fetches the file from (no private or internal host)" })
+    ),
+    caption: Schema.optional(
+      bounded("caption", MAX_CAPTION).annotate({ description: "Image, video and document: up to 1024 characters" })
+    ),
+    filename: Schema.optional(
+      bounded("filename", MAX_FILENAME).annotate({
+        description: "Document only: the name WhatsApp shows (the upload's own by default)"
+      })
+    )
+  }).check(
+    Schema.makeFilter((media) => {
+      if (media.id === undefined && media.link === undefined) return { path: ["id"], issue: "give id or link" }
+      if (media.id !== undefined && media.link !== undefined) {
+        return { path: ["link"], issue: "give id or link, not both" }
+      }
+      if (type === "audio" && media.caption !== undefined) return { path: ["caption"], issue: "audio has no caption" }
+      if (type !== "document" && media.filename !== undefined) {
+        return { path: ["filename"], issue: "only a document has a filename" }
+      }
+      return true
+    })
+  )
+export type MediaSend = Schema.Schema.Type<ReturnType<typeof MediaSend>>
+
+const CONTENT_FIELDS = ["text", "template", "interactive", ...SEND_TYPES] as const
+type ContentField = (typeof CONTENT_FIELDS)[number]
+const KIND: Record<ContentField, string> = {
+  text: "a text message",
+  template: "a template message",
+  interactive: "an interactive message",
+  image: "an image message",
+  video: "a video message",
+  audio: "an audio message",
+  document: "a document message"
+}
+
 // One struct with a checked `type` rather than a union: HttpApi reports a union's mismatch
 // against the whole body, and a caller should be told which field is wrong.
 const sendFields = {
   type: Schema.String.check(
     Schema.makeFilter(
       (type: string) =>
-        type === "text" ||
-        type === "template" ||
-        type === "interactive" ||
-        'type must be "text", "template" or "interactive" (a reaction is POST /api/v1/messages/{id}/reactions)'
+        (CONTENT_FIELDS as ReadonlyArray<string>).includes(type) ||
+        'type must be "text", "template", "interactive", "image", "video", "audio" or "document" (a reaction is POST /api/v1/messages/{id}/reactions)'
     )
   ),
   text: Schema.optional(Body),
   template: Schema.optional(Template),
-  interactive: Schema.optional(Interactive)
-}
-
-const CONTENT_FIELDS = ["text", "template", "interactive"] as const
-type ContentField = (typeof CONTENT_FIELDS)[number]
-const KIND: Record<ContentField, string> = {
-  text: "a text message",
-  template: "a template message",
-  interactive: "an interactive message"
+  interactive: Schema.optional(Interactive),
+  image: Schema.optional(MediaSend("image")),
+  video: Schema.optional(MediaSend("video")),
+  audio: Schema.optional(MediaSend("audio")),
+  document: Schema.optional(MediaSend("document"))
 }
 
 // Each type has its own field and no other's.
-const consistent = Schema.makeFilter(
-  (send: { type: string; text?: string | undefined; template?: unknown; interactive?: unknown }) => {
-    const own = send.type as ContentField
-    // An unknown type is reported by its own check.
-    if (!CONTENT_FIELDS.includes(own)) return true
-    if (send[own] === undefined) return { path: [own], issue: `${own} is required for ${KIND[own]}` }
-    for (const field of CONTENT_FIELDS) {
-      if (field !== own && send[field] !== undefined) {
-        return { path: [field], issue: `only ${KIND[field]} has ${field}` }
-      }
+const consistent = Schema.makeFilter((send: { readonly type: string } & { readonly [K in ContentField]?: unknown }) => {
+  const own = send.type as ContentField
+  // An unknown type is reported by its own check.
+  if (!CONTENT_FIELDS.includes(own)) return true
+  if (send[own] === undefined) return { path: [own], issue: `${own} is required for ${KIND[own]}` }
+  for (const field of CONTENT_FIELDS) {
+    if (field !== own && send[field] !== undefined) {
+      return { path: [field], issue: `only ${KIND[field]} has ${field}` }
     }
-    return true
   }
-)
+  return true
+})
 
-/** `POST /api/v1/conversations/{id}/messages`: a text, a template or an interactive message (docs/contract-messaging.md §5.2). */
+/**
+ * `POST /api/v1/conversations/{id}/messages`: a text, a template, an interactive message or a file
+ * (docs/contract-messaging.md §5.2, §5.9).
+ */
 export const SendMessage = Schema.Struct(sendFields).check(consistent).annotate({ identifier: "SendMessage" })
 export type SendMessage = typeof SendMessage.Type
 

@@ -4,6 +4,7 @@ import { NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Tracing from "../Tracing.ts"
 import { MediaNotStored } from "../Errors.ts"
 import { keyOf, MediaStore, type StoredMedia } from "./MediaStore.ts"
+import { inboundMedia } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
 /** A kept file with the tag a client caches it by: its SHA-256, hex. */
@@ -33,7 +34,8 @@ export class MessageMedia extends Context.Service<
         const message = yield* repo.find(principal.accountId, messageId)
         // Another account's message reads as an unknown one, as on GET /api/v1/messages/{id}.
         if (message === undefined) return yield* new NotFound({ resource: "message", id: messageId })
-        const media = message.media
+        // An outbound file is read at GET /api/v1/media/{id}; this route serves what WhatsApp delivered.
+        const media = inboundMedia(message)
         if (media === null) return yield* new NotFound({ resource: "message media", id: messageId })
         if (media.state !== "stored") {
           return yield* new MediaNotStored({ id: messageId, state: media.state, reason: media.reason })

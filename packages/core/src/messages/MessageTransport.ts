@@ -1,10 +1,11 @@
-import { Context, type Effect, type Redacted, Schema } from "effect"
+import { Context, type Effect, type Redacted, Schema, type Stream } from "effect"
 import type { Interactive } from "./Interactive.ts"
+import type { SendType } from "./UploadedMedia.ts"
 
 /**
  * What goes to the provider: a free-form text, an approved template, an interactive message
- * (reply buttons or a list), or a reaction to the message with WhatsApp id `externalId` ("" takes
- * it back).
+ * (reply buttons or a list), a reaction to the message with WhatsApp id `externalId` ("" takes
+ * it back), or a file: one the provider holds (its id, from `upload`) or a link it fetches.
  */
 export type OutboundBody =
   | { readonly type: "text"; readonly text: string }
@@ -16,6 +17,12 @@ export type OutboundBody =
     }
   | { readonly type: "interactive"; readonly interactive: Interactive }
   | { readonly type: "reaction"; readonly externalId: string; readonly emoji: string }
+  | {
+      readonly type: SendType
+      readonly media: { readonly id: string } | { readonly link: string }
+      readonly caption: string | null
+      readonly filename: string | null
+    }
 
 /** The number a message goes through, and its token. */
 export interface ChannelCredentials {
@@ -36,6 +43,17 @@ export interface OutboundRequest {
   readonly body: OutboundBody
   /** Our message id, sent as Meta's `biz_opaque_callback_data` and returned in status webhooks. */
   readonly callbackData: string
+}
+
+/** A file handed to the provider before the message that sends it (docs/contract-messaging.md §6.2). */
+export interface UploadRequest {
+  readonly channel: ChannelCredentials
+  readonly type: SendType
+  readonly contentType: string
+  readonly filename: string | null
+  readonly size: number
+  /** Read as the upload goes: a 100 MB document is never held whole. */
+  readonly bytes: Stream.Stream<Uint8Array>
 }
 
 /** The provider took the message. */
@@ -72,5 +90,11 @@ export class MessageTransport extends Context.Service<
     readonly send: (request: OutboundRequest) => Effect.Effect<Accepted, SendFailure>
     /** Marks an inbound message read (the customer sees blue ticks); attempted once, as a send is. */
     readonly markRead: (request: ReadRequest) => Effect.Effect<void, SendFailure>
+    /**
+     * Hands a file to the provider and answers its id there. An upload sends no message, so one
+     * whose outcome is unknown is safe to repeat: it fails `Rejected` with `retryable`, never
+     * `OutcomeUnknown`.
+     */
+    readonly upload: (request: UploadRequest) => Effect.Effect<string, Rejected>
   }
 >()("core/MessageTransport") {}

@@ -28,7 +28,13 @@ import * as NewMessage from "./Message.ts"
 import { React } from "./Interactive.ts"
 import { type Message, type OutboundContent, SendMessage, SendToLead } from "./Message.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as ConversationEvents from "../conversations/ConversationEvents.ts"
 import { LeadOptedOut } from "../Errors.ts"
+import { OutboundSettings } from "../outbound/OutboundSettings.ts"
+import { problemWith } from "../outbound/UrlPolicy.ts"
+import { isSendType, type MediaContent } from "./UploadedMedia.ts"
+import { UploadedMediaRepo } from "./UploadedMediaRepo.ts"
 
 type Needs = CurrentPrincipal
 type SendError = PermissionDenied | NotFound | Conflict | InvalidInput | WindowClosed | LimitReached | LeadOptedOut
@@ -104,6 +110,8 @@ export class Messages extends Context.Service<
     | AccountsRepo
     | MessageUsage
     | Transactor
+    | UploadedMediaRepo
+    | Outbox
   > = Layer.effect(
     Messages,
     Effect.gen(function* () {
@@ -115,6 +123,11 @@ export class Messages extends Context.Service<
       const accounts = yield* AccountsRepo
       const usage = yield* MessageUsage
       const transactor = yield* Transactor
+      const uploads = yield* UploadedMediaRepo
+      const outbound = yield* OutboundSettings
+      const outbox = yield* Outbox
+      // One service, not a context: merging a context copies every service of the request's.
+      const withOutbox = Effect.provideService(Outbox, outbox)
       const decodeSend = decodeInput(SendMessage, "message")
       const decodeSendToLead = decodeInput(SendToLead, "message")
       const decodeReact = decodeInput(React, "reaction")
@@ -137,8 +150,66 @@ export class Messages extends Context.Service<
         return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "message", id }))
       }, Tracing.span("Messages.get"))
 
-      /** What a decoded send body says. */
-      const contentOf = (input: SendMessage): OutboundContent =>
+      /**
+       * A file send's `link` (docs/contract-messaging.md §5.9): WhatsApp fetches it, yet it passes the
+       * webhook URLs' rules (no private or internal host), so Leadline never names one to anybody.
+       */
+      const checkLink = (input: SendMessage) => {
+        const field = input.type
+        if (!isSendType(field)) return Effect.void
+        const link = input[field]?.link
+        if (link === undefined) return Effect.void
+        const problem = problemWith(link, { allowPrivate: outbound.allowPrivateUrls })
+        return problem === undefined
+          ? Effect.void
+          : Effect.fail(invalidField(`${field}.link`, problem.replace(/^url\b/, "link")))
+      }
+
+      /**
+       * What a decoded send body says; a file send's uploaded media is looked up in the account (an
+       * unknown one is the caller's mistake, §0a.5) and must be of the send's type.
+       */
+      const contentOf = (accountId: string, input: SendMessage): Effect.Effect<OutboundContent, InvalidInput> => {
+        const type = input.type
+        if (!isSendType(type)) return Effect.succeed(plainContentOf(input))
+        const send = input[type]!
+        const content = (media: Omit<MediaContent, "caption">): OutboundContent => ({
+          type,
+          media: { ...media, caption: send.caption ?? null }
+        })
+        if (send.id === undefined) {
+          return Effect.succeed(
+            content({
+              media_id: null,
+              link: send.link!,
+              mime_type: null,
+              size: null,
+              sha256: null,
+              filename: send.filename ?? null
+            })
+          )
+        }
+        return Effect.flatMap(uploads.find(accountId, send.id), (media) => {
+          if (media === undefined) return Effect.fail(invalidField(`${type}.id`, "no such media in this account"))
+          if (media.type !== type) {
+            return Effect.fail(invalidField(`${type}.id`, `the media is ${media.mime_type}, sent as ${media.type}`))
+          }
+          return Effect.succeed(
+            content({
+              media_id: media.id,
+              link: null,
+              mime_type: media.mime_type,
+              size: media.size,
+              sha256: media.sha256,
+              // WhatsApp shows a document's name: the uploaded one unless the send gives another.
+              filename: type === "document" ? (send.filename ?? media.filename) : null
+            })
+          )
+        })
+      }
+
+      /** What a text, template or interactive send body says. */
+      const plainContentOf = (input: SendMessage): OutboundContent =>
         input.type === "text"
           ? { type: "text", text: input.text! }
           : input.type === "interactive"
@@ -190,9 +261,14 @@ export class Messages extends Context.Service<
         return message
       })
 
-      const queue = (accountId: string, sender: NewMessage.Sender, conversation: Conversation, input: SendMessage) =>
-        queueMessage(accountId, conversation, input.type !== "template", (placement, now) =>
-          NewMessage.outbound(placement, contentOf(input), sender, now)
+      const queue = (
+        accountId: string,
+        sender: NewMessage.Sender,
+        conversation: Conversation,
+        content: OutboundContent
+      ) =>
+        queueMessage(accountId, conversation, content.type !== "template", (placement, now) =>
+          NewMessage.outbound(placement, content, sender, now)
         )
       /**
        * A caller's template, against the channel's synced list (§8.7), and the opt-out rule (§8.6):
@@ -218,12 +294,14 @@ export class Messages extends Context.Service<
       const send = Effect.fnUntraced(function* (conversationId: string, raw: SendMessage) {
         const principal = yield* authorize("messages.send")
         const input = yield* decodeSend(raw)
+        yield* checkLink(input)
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
             const conversation = yield* conversations.find(principal.accountId, conversationId)
             if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: conversationId })
+            const content = yield* contentOf(principal.accountId, input)
             yield* checkTemplate(principal.accountId, conversation, input)
-            return yield* queue(principal.accountId, { type: "user", id: principal.userId }, conversation, input)
+            return yield* queue(principal.accountId, { type: "user", id: principal.userId }, conversation, content)
           })
         )
       }, Tracing.span("Messages.send"))
@@ -231,6 +309,7 @@ export class Messages extends Context.Service<
       const sendToLead = Effect.fnUntraced(function* (raw: SendToLead) {
         const principal = yield* authorize("messages.send")
         const { lead_id, channel_id, ...input } = yield* decodeSendToLead(raw)
+        yield* checkLink(input)
         const accountId = principal.accountId
         return yield* transactor.withTransaction(
           Effect.gen(function* () {
@@ -252,19 +331,20 @@ export class Messages extends Context.Service<
               }
               channelId = active[0]!.id
             }
+            const content = yield* contentOf(accountId, input)
             const now = yield* Ids.now
-            const [conversation] = yield* conversations.findOrCreate(accountId, [
-              fresh({
-                id: yield* Ids.make("cv"),
-                lead_id,
-                channel_id: channelId,
-                status: "pending",
-                contact_wa_id: null,
-                now
-              })
-            ])
+            const asked = fresh({
+              id: yield* Ids.make("cv"),
+              lead_id,
+              channel_id: channelId,
+              status: "pending",
+              contact_wa_id: null,
+              now
+            })
+            const [conversation] = yield* conversations.findOrCreate(accountId, [asked])
+            if (conversation!.id === asked.id) yield* emit(ConversationEvents.created, conversation!).pipe(withOutbox)
             yield* checkTemplate(accountId, conversation!, input)
-            return yield* queue(accountId, { type: "user", id: principal.userId }, conversation!, input)
+            return yield* queue(accountId, { type: "user", id: principal.userId }, conversation!, content)
           })
         )
       }, Tracing.span("Messages.sendToLead"))
@@ -308,7 +388,9 @@ export class Messages extends Context.Service<
             const sending = new Set((yield* channels.active(accountId)).map((channel) => channel.id))
             const conversation = threads.items.find((thread) => sending.has(thread.channel_id))
             if (conversation === undefined) return yield* new NotFound({ resource: "conversation", id: leadId })
-            return yield* queue(accountId, { type: "user", id: userId }, conversation, input)
+            // Notices are texts and templates: a file's media id is never a caller's here.
+            const content = yield* Effect.orDie(contentOf(accountId, input))
+            return yield* queue(accountId, { type: "user", id: userId }, conversation, content)
           })
         )
 

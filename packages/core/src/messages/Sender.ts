@@ -1,11 +1,20 @@
 import * as Tracing from "../Tracing.ts"
-import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
+import { Array as Arr, Cause, Clock, Duration, Effect, Fiber, Layer, Random, Schedule, Scope } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import * as Ids from "../Ids.ts"
 import type { Interactive } from "./Interactive.ts"
+import { sentMedia } from "./Message.ts"
+import { type FileMissing, MediaUploads } from "./MediaUploads.ts"
 import { MessageStatuses, type Update } from "./MessageStatuses.ts"
-import { MessageTransport, type OutboundBody, OutcomeUnknown, type SendFailure } from "./MessageTransport.ts"
+import {
+  MessageTransport,
+  type OutboundBody,
+  OutcomeUnknown,
+  type Rejected,
+  type SendFailure
+} from "./MessageTransport.ts"
+import { isSendType } from "./UploadedMedia.ts"
 import type { DeliveryError as Failure } from "./StatusMerge.ts"
 import { type ClaimedMessage, OutboundQueue } from "./OutboundQueue.ts"
 
@@ -26,8 +35,18 @@ const THROUGHPUT = 130429
 /** Attempts before a message that keeps being refused for now is failed (§7.3). */
 export const MAX_ATTEMPTS = 10
 
-const bodyOf = (claimed: ClaimedMessage): OutboundBody => {
+/** What goes to the provider; a file send's `graphMediaId` is its uploaded file's id at Graph. */
+const bodyOf = (claimed: ClaimedMessage, graphMediaId: string | undefined): OutboundBody => {
   const { message } = claimed
+  const media = sentMedia(message)
+  if (isSendType(message.type) && media !== null) {
+    return {
+      type: message.type,
+      media: graphMediaId !== undefined ? { id: graphMediaId } : { link: media.link ?? "" },
+      caption: media.caption,
+      filename: media.filename
+    }
+  }
   if (message.type === "text") return { type: "text", text: message.text ?? "" }
   if (message.type === "interactive") return { type: "interactive", interactive: message.interactive as Interactive }
   // A reaction is queued only with its target's wamid (docs/contract-messaging.md §5.5).
@@ -72,6 +91,7 @@ export const layer = (options: Options = {}) =>
     Effect.gen(function* () {
       const queue = yield* OutboundQueue
       const transport = yield* MessageTransport
+      const uploads = yield* MediaUploads
       const statuses = yield* MessageStatuses
       const worker = yield* Ids.make("snd")
       const leaseMillis = options.leaseMillis ?? 30_000
@@ -82,6 +102,12 @@ export const layer = (options: Options = {}) =>
       const nextSlot = new Map<string, number>()
       // A channel WhatsApp refused for throughput (130429) cools down 1, 2, 4 … 60 s, until a send goes through.
       const cooling = new Map<string, { until: number; millis: number }>()
+      // Uploads to Graph under way in this process, by account, media and channel: two sends of one
+      // file on one channel wait for the same upload rather than make two (§5.9).
+      const uploading = new Map<string, Fiber.Fiber<string, Rejected | FileMissing>>()
+      // File messages this process is sending on their own fibers: a claim that finds one again skips it.
+      const sendingFiles = new Set<string>()
+      const scope = yield* Scope.Scope
 
       /** The time this message may go, reserved in its channel's bucket. */
       const slotFor = (phoneNumberId: string, now: number) => {
@@ -151,14 +177,62 @@ export const layer = (options: Options = {}) =>
           })
         })
 
+      /**
+       * An uploaded file's id at Graph on the message's channel, uploaded first when Graph does not
+       * have it (docs/contract-messaging.md §7.3); undefined for every other message.
+       */
+      const graphMediaOf = (claimed: ClaimedMessage): Effect.Effect<string | undefined, Rejected | FileMissing> => {
+        const mediaId = sentMedia(claimed.message)?.media_id ?? null
+        if (mediaId === null) return Effect.succeed(undefined)
+        const channel = { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken }
+        const key = `${claimed.accountId}/${mediaId}/${claimed.message.channel_id}`
+        return Effect.suspend(() => {
+          const running = uploading.get(key)
+          if (running !== undefined) return Fiber.join(running)
+          return uploads
+            .graphIdFor(claimed.accountId, mediaId, claimed.message.channel_id, (file) =>
+              transport.upload({ ...file, channel })
+            )
+            .pipe(
+              Tracing.span("Sender.upload"),
+              Effect.ensuring(Effect.sync(() => uploading.delete(key))),
+              Effect.forkIn(scope),
+              Effect.tap((fiber) => Effect.sync(() => uploading.set(key, fiber))),
+              Effect.flatMap(Fiber.join)
+            )
+        })
+      }
+
+      /** An upload refused for good, or a file gone: the message fails with its own code, nothing was sent. */
+      const uploadFailed = (claimed: ClaimedMessage, failure: Rejected | FileMissing, at: string) =>
+        failure._tag === "FileMissing"
+          ? Effect.succeed(
+              failed(claimed, at, {
+                code: "media_missing",
+                message: `The file ${failure.mediaId} is no longer in the media store`,
+                provider_code: null
+              })
+            )
+          : Effect.map(afterFailure(claimed, failure, at), (ending) =>
+              ending === undefined
+                ? undefined
+                : failed(claimed, at, {
+                    code: "media_upload_failed",
+                    message: `WhatsApp refused the file: ${failure.message}`,
+                    provider_code: failure.providerCode
+                  })
+            )
+
       const sendOne = (claimed: ClaimedMessage) =>
         Effect.gen(function* () {
+          const graphMedia = yield* Effect.result(graphMediaOf(claimed))
+          if (graphMedia._tag === "Failure") return yield* uploadFailed(claimed, graphMedia.failure, yield* Ids.now)
           const result = yield* Effect.exit(
             transport
               .send({
                 channel: { phoneNumberId: claimed.channel.phoneNumberId, accessToken: claimed.channel.accessToken },
                 to: claimed.to,
-                body: bodyOf(claimed),
+                body: bodyOf(claimed, graphMedia.success),
                 callbackData: claimed.message.id
               })
               .pipe(Tracing.span("Sender.send"))
@@ -208,7 +282,10 @@ export const layer = (options: Options = {}) =>
         const at = yield* Ids.now
         const endings: Array<Ending> = []
         const ready: Array<ClaimedMessage> = []
+        const files: Array<ClaimedMessage> = []
         for (const message of claimed) {
+          // Still being sent by this process (its lease ran out during a long upload): its fiber ends it.
+          if (sendingFiles.has(message.message.id)) continue
           if (message.interrupted) {
             endings.push(
               failed(message, at, {
@@ -222,9 +299,19 @@ export const layer = (options: Options = {}) =>
             endings.push(
               failed(message, at, { code: "channel_disabled", message: "The channel is disabled", provider_code: null })
             )
-          } else ready.push(message)
+          } else if (sentMedia(message.message)?.media_id != null) files.push(message)
+          else ready.push(message)
         }
         yield* record(endings)
+        // A file may need an upload first (up to minutes for a large one): each goes on a fiber of
+        // its own, so the waves of texts and templates never wait for it.
+        for (const file of files) {
+          sendingFiles.add(file.message.id)
+          yield* Effect.gen(function* () {
+            yield* sleepUntil(slotFor(file.channel.phoneNumberId, yield* Clock.currentTimeMillis))
+            yield* record(yield* sendWave([file]))
+          }).pipe(Effect.ensuring(Effect.sync(() => sendingFiles.delete(file.message.id))), Effect.forkIn(scope))
+        }
         // Slots are taken one wave at a time, so a cool-down met in one wave moves the next.
         let recording: Fiber.Fiber<void> | undefined
         const flush = (wave: ReadonlyArray<ClaimedMessage>, start: number) =>

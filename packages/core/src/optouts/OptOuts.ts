@@ -2,7 +2,10 @@ import { Context, Effect, Layer } from "effect"
 import { authorize, authorizeFullAccess, type CurrentPrincipal } from "../auth/Principal.ts"
 import { decodeInput, type InvalidInput, invalidField, type PermissionDenied } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as LeadEvents from "../leads/LeadEvents.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
+import * as Versioned from "../Versioned.ts"
 import type { Received } from "../messages/InboundReceived.ts"
 import { Messages } from "../messages/Messages.ts"
 import * as Tracing from "../Tracing.ts"
@@ -27,10 +30,10 @@ export class OptOuts extends Context.Service<
       input: unknown
     ) => Effect.Effect<OptOutSettings, PermissionDenied | InvalidInput, CurrentPrincipal>
     /** New inbound messages, in the transaction that stored them (the `InboundReceived` hook). */
-    readonly received: (received: Received) => Effect.Effect<void>
+    readonly received: (received: Received) => Effect.Effect<void, never, CurrentPrincipal>
   }
 >()("core/OptOuts") {
-  static readonly layer: Layer.Layer<OptOuts, never, OptOutSettingsRepo | LeadsRepo | Messages | Transactor> =
+  static readonly layer: Layer.Layer<OptOuts, never, OptOutSettingsRepo | LeadsRepo | Messages | Transactor | Outbox> =
     Layer.effect(
       OptOuts,
       Effect.gen(function* () {
@@ -38,6 +41,7 @@ export class OptOuts extends Context.Service<
         const leads = yield* LeadsRepo
         const messages = yield* Messages
         const transactor = yield* Transactor
+        const outbox = yield* Outbox
         const decode = decodeInput(ConfigureOptOuts, "settings")
 
         const settings = Effect.fnUntraced(function* () {
@@ -93,7 +97,15 @@ export class OptOuts extends Context.Service<
             for (const [leadId, { intent, keyword }] of last) {
               const optOut =
                 intent === "opt_out" ? { at: now, source: "whatsapp_keyword" as const, reason: keyword } : null
+              const before = yield* leads.find(accountId, leadId)
               for (const id of yield* leads.setMarketingOptOut(accountId, [leadId], optOut, now)) changed.add(id)
+              // The change is the lead's like a PATCH's: `lead.updated`, with what it was.
+              const after = changed.has(leadId) ? yield* leads.find(accountId, leadId) : undefined
+              if (before !== undefined && after !== undefined) {
+                yield* emit(LeadEvents.updated, after, Versioned.previousAttributes(before, after)).pipe(
+                  Effect.provideService(Outbox, outbox)
+                )
+              }
             }
             for (const [leadId, { intent, conversationId }] of last) {
               const reply = intent === "opt_out" ? wanted.opt_out_reply : wanted.opt_in_reply

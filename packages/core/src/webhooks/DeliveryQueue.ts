@@ -1,5 +1,6 @@
 import type { Backlog } from "../observability/Backlog.ts"
 import { Context, type Effect, type Scope } from "effect"
+import type { RetryPolicy } from "./RetrySchedule.ts"
 
 /** A delivery a worker holds under a lease, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -14,6 +15,8 @@ export interface ClaimedDelivery {
   readonly attempt: number
   /** When it fell due (epoch ms): its claim's lag behind that is an operator's metric. */
   readonly dueAt: number
+  /** Its endpoint's schedule of retries. */
+  readonly retryPolicy: RetryPolicy
 }
 
 export interface AttemptRecord {

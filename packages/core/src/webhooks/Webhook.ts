@@ -1,21 +1,40 @@
 import { Schema } from "effect"
 import { EventType } from "../EventCatalog.ts"
 import { Text } from "../Text.ts"
+import { RetryPolicy } from "./RetrySchedule.ts"
+
+const Url = Schema.String.annotate({
+  description:
+    "Public https URL receiving POSTs. Loopback, private, link-local and internal addresses are refused (also after DNS, at delivery)."
+})
+const Events = Schema.Array(EventType).check(
+  Schema.isMinLength(1, { message: "events must name at least one event type" }),
+  Schema.makeFilter((events) => new Set(events).size === events.length || "events must be distinct")
+)
+const Description = Text.check(Schema.isMaxLength(500, { message: "description must be at most 500 characters" }))
 
 export const RegisterEndpoint = Schema.Struct({
-  url: Schema.String.annotate({
-    description:
-      "Public https URL receiving POSTs. Loopback, private, link-local and internal addresses are refused (also after DNS, at delivery)."
-  }),
-  events: Schema.Array(EventType).check(
-    Schema.isMinLength(1, { message: "events must name at least one event type" }),
-    Schema.makeFilter((events) => new Set(events).size === events.length || "events must be distinct")
-  ),
-  description: Schema.optional(
-    Text.check(Schema.isMaxLength(500, { message: "description must be at most 500 characters" }))
-  )
+  url: Url,
+  events: Events,
+  description: Schema.optional(Description),
+  retry_policy: Schema.optional(RetryPolicy)
 }).annotate({ identifier: "RegisterEndpoint" })
 export type RegisterEndpoint = typeof RegisterEndpoint.Type
+
+/** `PATCH /api/webhooks/endpoints?id=`: the fields given change, the rest stay (docs/contract.md, "Webhooks"). */
+export const UpdateEndpoint = Schema.Struct({
+  url: Schema.optional(Url),
+  events: Schema.optional(Events),
+  description: Schema.optional(Schema.NullOr(Description)),
+  retry_policy: Schema.optional(RetryPolicy),
+  enabled: Schema.optional(
+    Schema.Boolean.annotate({
+      description:
+        "false pauses the endpoint: no new deliveries, and pending ones wait; true sends what waited, at once"
+    })
+  )
+}).annotate({ identifier: "UpdateEndpoint" })
+export type UpdateEndpoint = typeof UpdateEndpoint.Type
 
 export const Endpoint = Schema.Struct({
   id: Schema.String,
@@ -23,6 +42,7 @@ export const Endpoint = Schema.Struct({
   events: Schema.Array(EventType),
   description: Schema.NullOr(Schema.String),
   enabled: Schema.Boolean,
+  retry_policy: RetryPolicy,
   created_at: Schema.String
 }).annotate({ identifier: "WebhookEndpoint" })
 export type Endpoint = typeof Endpoint.Type

@@ -1,12 +1,13 @@
 import { Context, Effect, Layer } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
-import { Conflict, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
+import { Conflict, decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
 import * as Random from "../internal/random.ts"
 import * as Pagination from "../Pagination.ts"
 import { SECRET_PREFIX } from "./Signature.ts"
 import { problemWith } from "../outbound/UrlPolicy.ts"
 import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
+import { UpdateEndpoint } from "./Webhook.ts"
 import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
 import * as Tracing from "../Tracing.ts"
 import { OutboundSettings } from "../outbound/OutboundSettings.ts"
@@ -17,6 +18,7 @@ const publicView = (record: EndpointRecord): Endpoint => ({
   events: record.events,
   description: record.description,
   enabled: record.enabled,
+  retry_policy: record.retry_policy,
   created_at: record.created_at
 })
 
@@ -32,6 +34,10 @@ export class Webhooks extends Context.Service<
     readonly listEndpoints: (
       page: Pagination.Page
     ) => Effect.Effect<{ endpoints: ReadonlyArray<Endpoint>; meta: Pagination.Meta }, PermissionDenied, Needs>
+    readonly update: (
+      id: string,
+      input: UpdateEndpoint
+    ) => Effect.Effect<Endpoint, PermissionDenied | NotFound | InvalidInput, Needs>
     readonly remove: (id: string) => Effect.Effect<{ id: string; deleted: true }, PermissionDenied | NotFound, Needs>
     readonly listDeliveries: (
       filter: DeliveryFilter,
@@ -47,12 +53,17 @@ export class Webhooks extends Context.Service<
       const settings = yield* OutboundSettings
       const manage = authorize("webhooks.manage")
 
+      const checkUrl = (url: string) => {
+        const problem = problemWith(url, { allowPrivate: settings.allowPrivateUrls })
+        return problem === undefined
+          ? Effect.void
+          : Effect.fail(new InvalidInput({ message: problem, details: [{ path: "url", message: problem }] }))
+      }
+      const decodeUpdate = decodeInput(UpdateEndpoint, "endpoint")
+
       const register = Effect.fnUntraced(function* (input: RegisterEndpoint) {
         const principal = yield* manage
-        const problem = problemWith(input.url, { allowPrivate: settings.allowPrivateUrls })
-        if (problem !== undefined) {
-          return yield* new InvalidInput({ message: problem, details: [{ path: "url", message: problem }] })
-        }
+        yield* checkUrl(input.url)
         const record: EndpointRecord = {
           id: yield* Ids.uuid,
           accountId: principal.accountId,
@@ -60,6 +71,7 @@ export class Webhooks extends Context.Service<
           events: input.events,
           description: input.description ?? null,
           enabled: true,
+          retry_policy: input.retry_policy ?? "seed",
           created_at: yield* Ids.now,
           secret: SECRET_PREFIX + Random.base64(Random.randomBytes(32))
         }
@@ -72,6 +84,24 @@ export class Webhooks extends Context.Service<
         const slice = yield* repo.listEndpoints(principal.accountId, page)
         return { endpoints: slice.items.map(publicView), meta: Pagination.meta(page, slice.total) }
       }, Tracing.span("Webhooks.listEndpoints"))
+
+      const update = Effect.fnUntraced(function* (id: string, raw: UpdateEndpoint) {
+        const principal = yield* manage
+        const input = yield* decodeUpdate(raw)
+        if (input.url !== undefined) yield* checkUrl(input.url)
+        const current = yield* repo.findEndpoint(principal.accountId, id)
+        if (current === undefined) return yield* new NotFound({ resource: "webhook endpoint", id })
+        const next: EndpointRecord = {
+          ...current,
+          url: input.url ?? current.url,
+          events: input.events ?? current.events,
+          description: input.description === undefined ? current.description : input.description,
+          retry_policy: input.retry_policy ?? current.retry_policy,
+          enabled: input.enabled ?? current.enabled
+        }
+        const updated = yield* repo.updateEndpoint(next, yield* Ids.now)
+        return updated === undefined ? yield* new NotFound({ resource: "webhook endpoint", id }) : publicView(updated)
+      }, Tracing.span("Webhooks.update"))
 
       const remove = Effect.fnUntraced(function* (id: string) {
         const principal = yield* manage
@@ -95,7 +125,7 @@ export class Webhooks extends Context.Service<
         return result
       }, Tracing.span("Webhooks.redeliver"))
 
-      return Webhooks.of({ register, listEndpoints, remove, listDeliveries, redeliver })
+      return Webhooks.of({ register, listEndpoints, update, remove, listDeliveries, redeliver })
     })
   )
 }

@@ -14,6 +14,13 @@ export class WebhooksRepo extends Context.Service<
     readonly insertEndpoint: (endpoint: EndpointRecord) => Effect.Effect<void>
     /** Newest first; deleted endpoints are not listed. */
     readonly listEndpoints: (accountId: string, page: Page) => Effect.Effect<Listed<EndpointRecord>>
+    /** The endpoint, unless deleted or not the account's. */
+    readonly findEndpoint: (accountId: string, id: string) => Effect.Effect<EndpointRecord | undefined>
+    /**
+     * Replaces the endpoint's fields. Disabling it pauses its pending deliveries (no next attempt);
+     * enabling it again makes them due `at`. Undefined when it is not there.
+     */
+    readonly updateEndpoint: (endpoint: EndpointRecord, at: string) => Effect.Effect<EndpointRecord | undefined>
     /** Marks the endpoint deleted and cancels its pending deliveries; false when it was not there. */
     readonly deleteEndpoint: (accountId: string, id: string, at: string) => Effect.Effect<boolean>
     /** Newest first. */

@@ -6,6 +6,7 @@ import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
 import { type Conversation, fresh } from "../conversations/Conversation.ts"
 import { ConversationsRepo } from "../conversations/ConversationsRepo.ts"
 import { emit, emitAll, Outbox, pending } from "../events/Outbox.ts"
+import * as ConversationEvents from "../conversations/ConversationEvents.ts"
 import * as Ids from "../Ids.ts"
 import * as NewLead from "../leads/Lead.ts"
 import * as LeadEvents from "../leads/LeadEvents.ts"
@@ -120,6 +121,9 @@ export class Inbound extends Context.Service<
           )
         }
         const threads = yield* conversations.findOrCreate(accountId, wanted)
+        // A thread that is the one asked for is new.
+        const begun = threads.filter((thread, i) => thread.id === wanted[i]!.id)
+        if (begun.length > 0) yield* emitAll(begun.map((thread) => pending(ConversationEvents.created, thread)))
         const threadOf = new Map([...firstFrom.keys()].map((waId, i) => [waId, threads[i]!]))
         // Replies name the message they answer by its wamid: ours when Leadline stored it on this channel.
         const answered = items.flatMap((item) => (item.repliesTo == null ? [] : [item.repliesTo]))
@@ -175,6 +179,12 @@ export class Inbound extends Context.Service<
           }
         }
         yield* conversations.recordInbound(accountId, [...moved.values()])
+        // A lead writing into a thread that was not open opens it: its status changed.
+        const reopened = threads.filter((thread) => thread.status !== "open" && moved.has(thread.id))
+        for (const before of reopened) {
+          const after = yield* conversations.find(accountId, before.id)
+          if (after !== undefined) yield* emitAll(ConversationEvents.changeEvents(before, after))
+        }
         yield* emitAll(stored.map((message) => pending(MessageEvents.received, message)))
         // After message.received, in the same transaction: the resources above react (orders, agents).
         yield* received.run({ accountId, messages: stored, threads })

@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect"
 import * as Hook from "../Hook.ts"
 import { InboundReceived } from "../messages/InboundReceived.ts"
+import { inboundMedia } from "../messages/Message.ts"
 import { MediaQueue } from "./MediaQueue.ts"
 
 /**
@@ -14,7 +15,7 @@ export const enqueueFiles = Hook.on(
   Effect.gen(function* () {
     const queue = yield* MediaQueue
     return (received) => {
-      const files = received.messages.filter((message) => message.media?.state === "pending")
+      const files = received.messages.filter((message) => inboundMedia(message)?.state === "pending")
       return files.length === 0
         ? Effect.void
         : Effect.flatMap(Clock.currentTimeMillis, (now) => queue.enqueue(received.accountId, files, now))

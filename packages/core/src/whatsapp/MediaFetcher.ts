@@ -2,10 +2,10 @@ import { Cause, Clock, Data, Effect, Layer, Queue, Random, Stream } from "effect
 import * as Ids from "../Ids.ts"
 import * as Digest from "../internal/digest.ts"
 import * as Loop from "../internal/loop.ts"
-import type { Message } from "../messages/Message.ts"
+import type { InboundMedia } from "../messages/Message.ts"
 import { keyOf, MediaStore } from "../messages/MediaStore.ts"
 import { type Download, MediaDownloader, MediaFailure } from "./MediaDownloader.ts"
-import * as MediaLimits from "./MediaLimits.ts"
+import * as MediaLimits from "../messages/MediaLimits.ts"
 import { type ClaimedMedia, MediaQueue } from "./MediaQueue.ts"
 
 export interface Options {
@@ -89,7 +89,7 @@ export const layer = (options: Options = {}) =>
       const retryBaseMillis = options.retryBaseMillis ?? 2_000
       const maxAttempts = options.maxAttempts ?? 8
 
-      const end = (claimed: ClaimedMedia, media: NonNullable<Message["media"]>) =>
+      const end = (claimed: ClaimedMedia, media: InboundMedia) =>
         Effect.flatMap(Ids.now, (now) => queue.finish(claimed.accountId, claimed.messageId, media, now))
 
       const failed = (claimed: ClaimedMedia, reason: Reason) =>

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Redacted, type Scope } from "effect"
-import type { Message } from "../messages/Message.ts"
+import type { InboundMedia, Message } from "../messages/Message.ts"
 
 /** An inbound message whose file a fetcher holds under a lease, with what fetching it needs. */
 export interface ClaimedMedia {
@@ -7,7 +7,7 @@ export interface ClaimedMedia {
   readonly messageId: string
   /** WhatsApp's type: image, audio, video, document or sticker. */
   readonly type: string
-  readonly media: NonNullable<Message["media"]>
+  readonly media: InboundMedia
   readonly channel: { readonly phoneNumberId: string; readonly accessToken: Redacted.Redacted<string> }
   /** The attempt this claim is for: claims before it, plus one. */
   readonly attempts: number
@@ -33,12 +33,7 @@ export class MediaQueue extends Context.Service<
     /** Back in the queue, not before `notBefore` (epoch ms). */
     readonly retryLater: (accountId: string, messageId: string, notBefore: number) => Effect.Effect<void>
     /** The message's media as it ends (`stored` or `failed`), and off the queue. */
-    readonly finish: (
-      accountId: string,
-      messageId: string,
-      media: NonNullable<Message["media"]>,
-      now: string
-    ) => Effect.Effect<void>
+    readonly finish: (accountId: string, messageId: string, media: InboundMedia, now: string) => Effect.Effect<void>
     /** Signals enqueued files (an effect that waits for the next signal); fetchers also poll. */
     readonly wakeups: Effect.Effect<Effect.Effect<void>, never, Scope.Scope>
   }

@@ -8,7 +8,8 @@ import {
   Delivery,
   DeliveryStatus,
   Endpoint,
-  RegisterEndpoint
+  RegisterEndpoint,
+  UpdateEndpoint
 } from "@leadline/core/webhooks/Webhook"
 import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
@@ -48,6 +49,17 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       OpenApi.annotations({
         summary: "List webhook endpoints",
         description: `Newest first, no secrets. ${FULL_ACCESS}`
+      })
+    ),
+    HttpApiEndpoint.patch("updateEndpoint", "/endpoints", {
+      query: { id: Uuid },
+      payload: UpdateEndpoint,
+      success: Endpoint,
+      error: [Forbidden, NotFound, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Change a webhook endpoint",
+        description: `Changes the fields given: \`url\` (checked as at registration), \`events\`, \`description\` (\`null\` clears it), \`enabled\`. \`enabled: false\` pauses the endpoint: new events are not delivered to it and its pending deliveries wait; \`true\` sends what waited at once. ${FULL_ACCESS}`
       })
     ),
     HttpApiEndpoint.delete("deleteEndpoint", "/endpoints", {

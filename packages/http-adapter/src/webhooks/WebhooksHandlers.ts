@@ -13,6 +13,7 @@ export const layer = HttpApiBuilder.group(
     return handlers
       .handle("register", ({ payload }) => wire(webhooks.register(payload)))
       .handle("listEndpoints", ({ query }) => wire(webhooks.listEndpoints(page(query))))
+      .handle("updateEndpoint", ({ query, payload }) => wire(webhooks.update(query.id, payload)))
       .handle("deleteEndpoint", ({ query }) => wire(webhooks.remove(query.id)))
       .handle("listDeliveries", ({ query }) =>
         wire(webhooks.listDeliveries({ endpointId: query.endpoint_id, status: query.status }, page(query)))

@@ -71,15 +71,13 @@ export const layer = Layer.sync(ConversationsRepo)(() => {
       ),
     wakeSnoozed: (now) =>
       atomically((tx) => {
-        let woken = 0
+        const woken: Array<{ accountId: string; conversation: Conversation; snoozedUntil: string }> = []
         for (const row of [...conversations.rows()]) {
           const c = row.conversation
           if (c.status !== "snoozed" || c.snoozed_until === null || c.snoozed_until > now) continue
-          conversations.update(tx, {
-            accountId: row.accountId,
-            conversation: { ...c, status: "open", snoozed_until: null, updated_at: now }
-          })
-          woken++
+          const conversation: Conversation = { ...c, status: "open", snoozed_until: null, updated_at: now }
+          conversations.update(tx, { accountId: row.accountId, conversation })
+          woken.push({ accountId: row.accountId, conversation, snoozedUntil: c.snoozed_until })
         }
         return woken
       }),

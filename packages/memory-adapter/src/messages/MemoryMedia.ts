@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
 import { MediaStore, type StoredMedia } from "@leadline/core/messages/MediaStore"
+import { inboundMedia } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { ClaimedMedia } from "@leadline/core/whatsapp/MediaQueue"
 import { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
@@ -67,7 +68,8 @@ export const layer = Layer.effectContext(
             const channel =
               message === undefined ? undefined : yield* channels.find(entry.accountId, message.channel_id)
             const connection = channel === undefined ? undefined : yield* channels.connection(channel.phone_number_id)
-            if (message?.media === null || message === undefined || connection === undefined) {
+            const media = message === undefined ? null : inboundMedia(message)
+            if (media === null || connection === undefined) {
               // The message (its lead) or its channel is gone: nothing left to fetch for.
               waiting.delete(MemoryTable.key(entry.accountId, entry.messageId))
               continue
@@ -75,8 +77,8 @@ export const layer = Layer.effectContext(
             claimed.push({
               accountId: entry.accountId,
               messageId: entry.messageId,
-              type: message.type,
-              media: message.media,
+              type: message!.type,
+              media,
               channel: { phoneNumberId: channel!.phone_number_id, accessToken: connection.accessToken },
               attempts: entry.attempts
             })

@@ -1,6 +1,8 @@
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { EventType } from "@leadline/core/EventCatalog"
 import type { Envelope } from "@leadline/core/events/Event"
+import { EventLog } from "@leadline/core/eventlog/EventLog"
+import * as Events from "@leadline/core/eventlog/Events"
 import { Outbox } from "@leadline/core/events/Outbox"
 import * as Ids from "@leadline/core/Ids"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
@@ -50,7 +52,10 @@ const view = (delivery: StoredDelivery): Delivery => ({
 })
 
 const makeTables = () => ({
-  events: MemoryTable.make({ primaryKey: (event: Envelope) => event.id }),
+  events: MemoryTable.make({
+    primaryKey: (event: Envelope) => event.id,
+    indexes: { account: (event) => event.account_id }
+  }),
   endpoints: MemoryTable.make({
     primaryKey: (endpoint: StoredEndpoint) => endpoint.id,
     // Deleted endpoints stay (their deliveries name them) but are neither listed nor sent to.
@@ -133,6 +138,37 @@ export const layer = Layer.effectContext(
           const slice = endpoints.page("live", accountId, page)
           return { items: slice.items.map(({ deletedAt: _, ...endpoint }) => endpoint), total: slice.total }
         }),
+      findEndpoint: (accountId, id) =>
+        Effect.sync(() => {
+          const found = endpoints.get(id)
+          if (found === undefined || found.accountId !== accountId || found.deletedAt !== null) return undefined
+          const { deletedAt: _, ...endpoint } = found
+          return endpoint
+        }),
+      // Disabling pauses the pending deliveries (no next attempt); enabling makes what waited due at once.
+      updateEndpoint: (endpoint, at) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          atomically((tx) => {
+            const found = endpoints.get(endpoint.id)
+            if (found === undefined || found.accountId !== endpoint.accountId || found.deletedAt !== null) {
+              return undefined
+            }
+            endpoints.update(tx, { ...endpoint, deletedAt: null })
+            if (found.enabled !== endpoint.enabled) {
+              for (const delivery of [
+                ...deliveries.scan("endpoint", MemoryTable.key(endpoint.accountId, endpoint.id))
+              ]) {
+                if (delivery.status !== "pending") continue
+                if (!endpoint.enabled) deliveries.update(tx, { ...delivery, nextAttemptAt: null, updatedAt: at })
+                else if (delivery.nextAttemptAt === null) {
+                  deliveries.update(tx, { ...delivery, nextAttemptAt: now, updatedAt: at })
+                }
+              }
+              if (endpoint.enabled) tx.onCommit(() => signal())
+            }
+            return endpoint
+          })
+        ),
       deleteEndpoint: (accountId, id, at) =>
         atomically((tx) => {
           const endpoint = endpoints.get(id)
@@ -200,7 +236,8 @@ export const layer = Layer.effectContext(
               url: endpoint.url,
               secret: endpoint.secret,
               attempt: delivery.roundAttempts + 1,
-              dueAt: delivery.nextAttemptAt!
+              dueAt: delivery.nextAttemptAt!,
+              retryPolicy: endpoint.retry_policy
             }
           })
         }),
@@ -253,7 +290,17 @@ export const layer = Layer.effectContext(
       wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
     })
 
+    const log = EventLog.of({
+      list: (accountId, query) => Effect.sync(() => Events.pageOf([...events.scan("account", accountId)], query)),
+      find: (accountId, id) =>
+        Effect.sync(() => {
+          const event = events.get(id)
+          return event?.account_id === accountId ? event : undefined
+        })
+    })
+
     return Context.make(Outbox, outbox).pipe(
+      Context.add(EventLog, log),
       Context.add(WebhooksRepo, repo),
       Context.add(DeliveryQueue, queue),
       Context.add(RecordedEvents, { all: Effect.sync(() => [...events.rows()]) })

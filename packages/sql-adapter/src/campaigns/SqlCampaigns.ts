@@ -139,7 +139,7 @@ export const layer = Layer.effect(
               accountId,
               sql`(SELECT r.message_id AS id, t.id AS conversation_id, r.lead_id, ${channelId}::text AS channel_id,
                      'outbound' AS direction, 'template' AS type, NULL::text AS text, r.template,
-                     NULL::jsonb AS interactive, NULL::jsonb AS reply_to, 'queued' AS status,
+                     NULL::jsonb AS interactive, NULL::jsonb AS reply_to, NULL::jsonb AS media, 'queued' AS status,
                      'campaign' AS sender_type, ${campaignId}::text AS sender_id, ${campaignId}::text AS campaign_id,
                      ${scheduledAt}::timestamptz AS scheduled_at, ${now}::timestamptz AS created_at,
                      ${now}::timestamptz AS updated_at

@@ -105,12 +105,28 @@ export const layer = Layer.effect(
           }
           return wanted.map((c) => found.get(threadKey(c))!)
         }),
+      // The snooze each had is read under the row lock, so the event can say what it was.
       wakeSnoozed: (now) =>
-        orDie(sql<{ n: number }>`
-          WITH woken AS (
-            UPDATE conversations SET status = 'open', snoozed_until = NULL, updated_at = ${now}::timestamptz
-            WHERE status = 'snoozed' AND snoozed_until <= ${now}::timestamptz RETURNING 1)
-          SELECT count(*)::int AS n FROM woken`).pipe(Effect.map(([row]) => row?.n ?? 0)),
+        orDie(sql<Record<string, unknown>>`
+          WITH due AS (
+            SELECT account_id, id, snoozed_until AS was_until FROM conversations
+            WHERE status = 'snoozed' AND snoozed_until <= ${now}::timestamptz
+            ORDER BY account_id, id FOR UPDATE)
+          UPDATE conversations c SET status = 'open', snoozed_until = NULL, updated_at = ${now}::timestamptz
+          FROM due WHERE c.account_id = due.account_id AND c.id = due.id
+          RETURNING c.account_id::text AS account_id, due.was_until, ${sql.unsafe(
+            COLUMNS.split(",")
+              .map((column) => `c.${column.trim()}`)
+              .join(", ")
+          )}`).pipe(
+          Effect.map((rows) =>
+            rows.map((row) => ({
+              accountId: row.account_id as string,
+              conversation: toConversation(row),
+              snoozedUntil: iso(row.was_until)
+            }))
+          )
+        ),
       removeForLead: (accountId, leadId) =>
         orDie(sql`DELETE FROM conversations WHERE account_id = ${accountId}::uuid AND lead_id = ${leadId}`).pipe(
           Effect.asVoid

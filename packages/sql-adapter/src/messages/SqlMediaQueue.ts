@@ -1,6 +1,6 @@
 import { Effect, Layer, Redacted } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { Message } from "@leadline/core/messages/Message"
+import type { InboundMedia } from "@leadline/core/messages/Message"
 import { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import { json, orDie } from "../internal/store.ts"
 import { Notifications } from "../Notifications.ts"
@@ -76,7 +76,7 @@ export const layer = Layer.effect(
                   accountId: row.account_id as string,
                   messageId: row.message_id as string,
                   type: row.type as string,
-                  media: json<NonNullable<Message["media"]>>(row.media),
+                  media: json<InboundMedia>(row.media),
                   channel: { phoneNumberId: row.phone_number_id as string, accessToken: Redacted.make(token) },
                   attempts: row.attempts as number
                 })

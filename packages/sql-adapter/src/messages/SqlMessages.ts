@@ -91,10 +91,10 @@ const COLUMNS = columnsOf()
  */
 export const insertQueued = (sql: SqlClient.SqlClient, accountId: string, rows: Fragment) => sql`
   INSERT INTO messages (account_id, id, conversation_id, lead_id, channel_id, direction, type, text, template,
-    interactive, reply_to, status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at, priority,
-    not_before)
+    interactive, reply_to, media, status, sender_type, sender_id, campaign_id, scheduled_at, created_at, updated_at,
+    priority, not_before)
   SELECT ${accountId}::uuid, m.id, m.conversation_id, m.lead_id, m.channel_id, m.direction, m.type, m.text,
-    m.template, m.interactive, m.reply_to, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
+    m.template, m.interactive, m.reply_to, m.media, m.status, m.sender_type, m.sender_id, m.campaign_id, m.scheduled_at, m.created_at, m.updated_at,
     CASE WHEN m.campaign_id IS NULL THEN 0 ELSE 1 END, coalesce(m.scheduled_at, m.created_at)
   FROM ${rows}
   RETURNING id`
@@ -240,6 +240,7 @@ export const layer = Layer.effect(
                 template: m.template,
                 interactive: m.interactive,
                 reply_to: m.reply_to,
+                media: m.media,
                 status: m.status,
                 sender_type: m.sender_type,
                 sender_id: m.sender_id,
@@ -249,7 +250,7 @@ export const layer = Layer.effect(
                 updated_at: m.updated_at
               }))
             )}::jsonb) AS m(id text, conversation_id text, lead_id text, channel_id text, direction text, type text,
-              text text, template jsonb, interactive jsonb, reply_to jsonb, status text, sender_type text, sender_id text, campaign_id text,
+              text text, template jsonb, interactive jsonb, reply_to jsonb, media jsonb, status text, sender_type text, sender_id text, campaign_id text,
               scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)`
           )})
           SELECT pg_notify(${MESSAGES_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { RetryPolicy } from "@leadline/core/webhooks/RetrySchedule"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import { orDie } from "../internal/store.ts"
 import { DELIVERIES_CHANNEL, Notifications } from "../Notifications.ts"
@@ -28,6 +29,7 @@ export const layer = Layer.effect(
             body: string
             url: string
             secret: string
+            retry_policy: RetryPolicy
           }>`
             WITH due AS (
               SELECT d.id, w.deleted_at IS NOT NULL AS gone
@@ -48,7 +50,7 @@ export const layer = Layer.effect(
               RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts, d.next_attempt_at
             )
             SELECT c.id, c.event_id, c.event_type, c.round_attempts, c.next_attempt_at AS due_at, coalesce(e.body, e.payload::text) AS body,
-                   w.url, w.secret
+                   w.url, w.secret, w.retry_policy
             FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`
         ).pipe(
           // Hand-written, as in SqlLeads: the worker maps every claimed row, and a Schema decode costs several times more.
@@ -61,7 +63,8 @@ export const layer = Layer.effect(
               url: row.url,
               secret: row.secret,
               attempt: row.round_attempts + 1,
-              dueAt: new Date(row.due_at as string).getTime()
+              dueAt: new Date(row.due_at as string).getTime(),
+              retryPolicy: row.retry_policy
             }))
           )
         ),

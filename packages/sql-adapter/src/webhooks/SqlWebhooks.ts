@@ -64,9 +64,10 @@ export const layer = Layer.effect(
     return WebhooksRepo.of({
       insertEndpoint: (endpoint) =>
         orDie(
-          sql`INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, enabled, created_at)
+          sql`INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, enabled, retry_policy, created_at)
               VALUES (${endpoint.id}::uuid, ${endpoint.accountId}::uuid, ${endpoint.url}, ${JSON.stringify(endpoint.events)}::jsonb,
-                      ${endpoint.description}, ${endpoint.secret}, ${endpoint.enabled}, ${endpoint.created_at}::timestamptz)`
+                      ${endpoint.description}, ${endpoint.secret}, ${endpoint.enabled}, ${endpoint.retry_policy},
+                      ${endpoint.created_at}::timestamptz)`
         ).pipe(Effect.asVoid),
       listEndpoints: (accountId, page) =>
         orDie(
@@ -79,6 +80,40 @@ export const layer = Layer.effect(
                                    WHERE account_id = ${accountId}::uuid AND deleted_at IS NULL`
           ])
         ).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 }))),
+      findEndpoint: (accountId, id) =>
+        isUuid(id)
+          ? orDie(
+              sql`SELECT * FROM webhook_endpoints
+                  WHERE account_id = ${accountId}::uuid AND id = ${id}::uuid AND deleted_at IS NULL`.pipe(
+                Effect.flatMap(decodeEndpoints)
+              )
+            ).pipe(Effect.map(([endpoint]) => endpoint))
+          : Effect.succeed(undefined),
+      // Disabling pauses the pending deliveries (no next attempt); enabling makes what waited due at once.
+      updateEndpoint: (endpoint, at) =>
+        orDie(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const [before] = yield* sql<{ enabled: boolean }>`SELECT enabled FROM webhook_endpoints
+                WHERE account_id = ${endpoint.accountId}::uuid AND id = ${endpoint.id}::uuid AND deleted_at IS NULL
+                FOR UPDATE`
+              if (before === undefined) return undefined
+              const [row] = yield* sql`UPDATE webhook_endpoints SET url = ${endpoint.url},
+                  events = ${JSON.stringify(endpoint.events)}::jsonb, description = ${endpoint.description},
+                  enabled = ${endpoint.enabled}, retry_policy = ${endpoint.retry_policy}
+                WHERE account_id = ${endpoint.accountId}::uuid AND id = ${endpoint.id}::uuid
+                RETURNING *`.pipe(Effect.flatMap(decodeEndpoints))
+              if (before.enabled && !endpoint.enabled) {
+                yield* sql`UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = ${at}::timestamptz
+                  WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending'`
+              } else if (!before.enabled && endpoint.enabled) {
+                yield* sql`UPDATE webhook_deliveries SET next_attempt_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+                  WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending' AND next_attempt_at IS NULL`
+              }
+              return row
+            })
+          )
+        ),
       deleteEndpoint: (accountId, id, at) =>
         isUuid(id)
           ? orDie(

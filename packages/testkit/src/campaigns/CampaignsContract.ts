@@ -6,6 +6,7 @@ import { createChannel } from "../channels/ChannelsResource.ts"
 import { makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { forbidden, listAll, until } from "../internal/wire.ts"
+import { eventsOf } from "../events/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { CAMPAIGN_TEMPLATE, createCampaign, makeLeads, makeQueuedCampaign, readCampaign } from "./CampaignsResource.ts"
 
@@ -168,6 +169,15 @@ export const contract = (context: ContractContext) => {
       })
       expect(done.started_at).not.toBeNull()
       expect(done.completed_at).not.toBeNull()
+      // Its end is an event, with the stats as they were then (docs/contract-messaging.md §8.5).
+      const completed = await eventsOf(context.target, key, "?type=campaign.*")
+      expect(completed.events.map((event) => event.type)).toEqual(["campaign.completed", "campaign.queued"])
+      expect(completed.events[0]!.data).toMatchObject({
+        id: campaign.id,
+        status: "completed",
+        completed_at: done.completed_at,
+        stats: { total: 3, queued: 0, skipped: 0, cancelled: 0 }
+      })
       const names = new Map([
         [a, "Ada"],
         [b, "Bo"],

@@ -7,6 +7,7 @@ import { neverIssued } from "../internal/wire.ts"
 import * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 import { receiveFile, simulatedImage } from "./InboundMedia.ts"
+import { formOf, pngFile, upload } from "./OutboundMedia.ts"
 
 /** A template send: templates need no open 24-hour window. */
 export const TEMPLATE_SEND = { type: "template", template: { name: "hello_world", language: "en_US" } }
@@ -173,6 +174,7 @@ export const conversations: Resource.Resource = {
     ],
     ids: {
       field: "id",
+      update: "PATCH /api/v1/conversations/{id}",
       list: { path: "/api/v1/conversations", field: "conversations" },
       parameters: [
         "/api/v1/conversations/{id} id",
@@ -182,6 +184,15 @@ export const conversations: Resource.Resource = {
       make: async ({ target }, account) =>
         (await makeConversation(target, account.ownerKey, "Seeded", await existingWaId(target, account.ownerKey)))
           .conversation.id
+    },
+    emits: {
+      // Each change its own event: the assignee's, the status's (docs/contract-messaging.md §9).
+      "PATCH /api/v1/conversations/{id}": (after, before) => [
+        ...(before === undefined || after.assigned_user_id !== before.assigned_user_id
+          ? ["conversation.assigned"]
+          : []),
+        ...(before === undefined || after.status !== before.status ? ["conversation.status_changed"] : [])
+      ]
     }
   }
 }
@@ -281,6 +292,61 @@ export const messages: Resource.Resource = {
         return (await readAt(`/api/v1/conversations/${made.conversation.id}/messages`)(target, account.ownerKey))
           .messages[0].id
       }
+    }
+  }
+}
+
+const mediaIdOf = async (target: Target, key: string) => {
+  const made = await upload(target, key, pngFile())
+  expect(made.status, made.text).toBe(201)
+  return made.body.id as string
+}
+
+const uploadedMediaIsolation: Resource.Isolation = {
+  noun: "media",
+  make: ({ target }, key) => mediaIdOf(target, key),
+  read: ({ target }, key, id) => readAt(`/api/v1/media/${id}`)(target, key),
+  unknownId: () => neverIssued("med")
+}
+
+/** Files uploaded to be sent (docs/contract-messaging.md §5.9). */
+export const media: Resource.Resource = {
+  name: "media",
+  routes: [
+    {
+      method: "POST",
+      path: "/api/v1/media",
+      needs: ["messages:send"],
+      succeeds: 201,
+      request: async () => ({ path: "/api/v1/media", form: formOf(pngFile()) })
+    },
+    {
+      method: "GET",
+      path: "/api/v1/media/{id}",
+      needs: [...reads],
+      succeeds: 200,
+      addresses: (id) => ({ path: `/api/v1/media/${id}` }),
+      request: Resource.aimedAt(uploadedMediaIsolation, (id) => ({ path: `/api/v1/media/${id}` }))
+    }
+  ],
+  isolation: uploadedMediaIsolation,
+  ledger: {
+    tables: [
+      {
+        name: "uploaded_media",
+        account: "account_id",
+        rows: Resource.perOperation({ "POST /api/v1/media": 1 })
+      },
+      {
+        name: "media_graph_uploads",
+        account: "account_id",
+        rows: Resource.uncounted("made by the sender when it first sends a file on a channel, not by an answer")
+      }
+    ],
+    ids: {
+      field: "id",
+      parameters: ["/api/v1/media/{id} id"],
+      make: async ({ target }, account) => mediaIdOf(target, account.ownerKey)
     }
   }
 }

@@ -16,5 +16,7 @@ export const admits: Admits = {
   "POST /api/v1/conversations/{id}/messages": ["messages:send", "all 16 scopes", "full access"],
   "POST /api/v1/messages": ["messages:send", "all 16 scopes", "full access"],
   "POST /api/v1/messages/{id}/reactions": ["messages:send", "all 16 scopes", "full access"],
-  "POST /api/v1/conversations/{id}/read": ["messages:send", "all 16 scopes", "full access"]
+  "POST /api/v1/conversations/{id}/read": ["messages:send", "all 16 scopes", "full access"],
+  "POST /api/v1/media": ["messages:send", "all 16 scopes", "full access"],
+  "GET /api/v1/media/{id}": reads
 }

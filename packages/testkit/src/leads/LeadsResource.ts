@@ -61,6 +61,13 @@ export const readLead = async (target: Target, key: string, id: string) => {
   return reply.body
 }
 
+/** The fields that differ between a thing after a change and before it, `updated_at` aside; every field when before is unknown. */
+export const changedFields = (after: Record<string, unknown>, before: Record<string, unknown> | undefined) =>
+  Object.keys(after).filter(
+    (field) =>
+      field !== "updated_at" && (before === undefined || JSON.stringify(after[field]) !== JSON.stringify(before[field]))
+  )
+
 /** An id of a lead's shape that was never issued. */
 export const unknownLeadId = () => neverIssued("ld")
 
@@ -145,10 +152,16 @@ export const resource: Resource.Resource = {
     ids: {
       field: "id",
       create: "POST /api/v1/leads",
+      update: "PATCH /api/v1/leads/{id}",
       remove: "DELETE /api/v1/leads/{id}",
       list: { path: "/api/v1/leads", field: "leads" },
       parameters: ["/api/v1/leads/{id} id"]
     },
-    emits: { "POST /api/v1/leads": "lead.created", "DELETE /api/v1/leads/{id}": "lead.deleted" }
+    emits: {
+      "POST /api/v1/leads": "lead.created",
+      // A PATCH that changes nothing (every field as it was) emits nothing.
+      "PATCH /api/v1/leads/{id}": (after, before) => (changedFields(after, before).length > 0 ? ["lead.updated"] : []),
+      "DELETE /api/v1/leads/{id}": "lead.deleted"
+    }
   }
 }

@@ -5,6 +5,7 @@ import { makeConversation, postWebhook } from "../conversations/ConversationsRes
 import { makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { listAll, until } from "../internal/wire.ts"
+import { eventsOf } from "../events/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { OPT_OUTS_PATH, readOptOuts } from "./OptOutsResource.ts"
 
@@ -187,6 +188,25 @@ export const contract = (context: ContractContext) => {
         (c) => c.status === "completed"
       )
       expect(done.stats).toMatchObject({ total: 2, skipped: 1 })
+    })
+
+    it("a campaign whose every recipient opted out completes as it is queued, with both events", async () => {
+      const account = await makeAccount(context.target)
+      const { lead: optedOut, channel } = await writeIn(account.ownerKey, ["STOP"])
+      const campaign = await createCampaign(context.target, account.ownerKey, {
+        channel_id: channel.id,
+        audience: { lead_ids: [optedOut.id] }
+      })
+      const queued = await call(context.target, "POST", `/api/v1/campaigns/${campaign.id}/queue`, {
+        auth: account.ownerKey
+      })
+      expect(queued.status, queued.text).toBe(200)
+      expect(queued.body).toMatchObject({ status: "completed", stats: { total: 1, skipped: 1, queued: 0 } })
+      const { events } = await eventsOf(context.target, account.ownerKey, "?type=campaign.*")
+      expect(events.map((event) => [event.type, event.data.status])).toEqual([
+        ["campaign.completed", "completed"],
+        ["campaign.queued", "completed"]
+      ])
     })
   })
 }

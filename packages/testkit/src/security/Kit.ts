@@ -135,7 +135,10 @@ export const makeKit = (
   )
 
   const send = (route: Resource.Route, request: Resource.RouteRequest, auth: string | undefined) =>
-    call(server, route.method, request.path, { auth, ...Resource.bodyOf(request) })
+    call(server, route.method, request.path, {
+      auth,
+      ...Resource.bodyOf(request)
+    })
 
   return {
     server,

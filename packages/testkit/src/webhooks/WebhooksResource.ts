@@ -125,6 +125,14 @@ export const endpoints: Resource.Resource = {
       request: async () => ({ path: "/api/webhooks/endpoints" })
     },
     {
+      method: "PATCH",
+      path: "/api/webhooks/endpoints",
+      needs: "full access",
+      succeeds: 200,
+      addresses: (id) => ({ ...endpointAt(id), json: { description: "Changed" } }),
+      request: Resource.aimedAt(endpointIsolation, (id) => ({ ...endpointAt(id), json: { description: "Changed" } }))
+    },
+    {
       method: "DELETE",
       path: "/api/webhooks/endpoints",
       needs: "full access",
@@ -146,6 +154,7 @@ export const endpoints: Resource.Resource = {
     ids: {
       field: "id",
       create: "POST /api/webhooks/endpoints",
+      update: "PATCH /api/webhooks/endpoints",
       remove: "DELETE /api/webhooks/endpoints",
       list: { path: "/api/webhooks/endpoints", field: "endpoints" },
       parameters: ["/api/webhooks/endpoints id", "/api/webhooks/deliveries endpoint_id"]

@@ -13,6 +13,7 @@ import * as Webhooks from "./WebhooksResource.ts"
 export const admits: Admits = {
   "POST /api/webhooks/endpoints": ["full access"],
   "GET /api/webhooks/endpoints": ["full access"],
+  "PATCH /api/webhooks/endpoints": ["full access"],
   "DELETE /api/webhooks/endpoints": ["full access"],
   "GET /api/webhooks/deliveries": ["full access"],
   "POST /api/webhooks/deliveries/redeliver": ["full access"]

@@ -7,7 +7,8 @@ import { Effect, type Scope } from "effect"
  * A stand-in for Meta's Graph API on an ephemeral loopback port, so a WhatsApp Cloud client
  * is tested through a real socket: it records every request and answers each with the next
  * scripted reply, or with Meta's documented success body once the script runs out (a message's
- * `messages[0].id`, or `{"success": true}` for a read receipt).
+ * `messages[0].id`, `{"success": true}` for a read receipt, `{"id": …}` for a file uploaded to
+ * `POST /{version}/{phone-number-id}/media`).
  */
 
 export type Reply =
@@ -129,6 +130,10 @@ export const graphErrorBody = (
 /** Meta's documented success body for a read receipt (`status: "read"`). */
 export const readSuccessBody = { success: true } as const
 
+/** Whether a request is a file upload (`POST /{version}/{phone-number-id}/media`). */
+export const isUpload = (request: Pick<RecordedRequest, "method" | "path">): boolean =>
+  request.method === "POST" && request.path.endsWith("/media")
+
 /** Whether a request body is a read receipt rather than a message. */
 export const isReadReceipt = (body: unknown): boolean =>
   typeof body === "object" && body !== null && (body as { status?: unknown }).status === "read"
@@ -150,12 +155,14 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>
   /** The parsed JSON body; undefined when the body is not JSON. */
   readonly body: unknown
-  /** The body as received. */
+  /** The body as received, as text. */
   readonly rawBody: string
+  /** The body as received, byte for byte (an upload's file is binary). */
+  readonly bytes: Uint8Array
   readonly receivedAt: number
   /** What the server did with it. */
   readonly reply: Reply
-  /** The wamid of a success reply to a message (a read receipt has none). */
+  /** The wamid of a success reply to a message (a read receipt has none), or the media id answered to an upload. */
   readonly messageId: string | undefined
 }
 
@@ -165,6 +172,8 @@ export interface MockGraph {
   /** Queues replies, one per request in arrival order; once they run out, success. */
   script(...replies: ReadonlyArray<Reply>): void
   requests(): ReadonlyArray<RecordedRequest>
+  /** The file uploads among the requests (`POST …/media`), in arrival order. */
+  uploads(): ReadonlyArray<RecordedRequest>
   /** The requests, once at least `count` were recorded; rejects after `timeoutMs` (5 s unless set). */
   waitFor(count: number, timeoutMs?: number): Promise<ReadonlyArray<RecordedRequest>>
   /**
@@ -196,14 +205,14 @@ const lowerCaseHeaders = (request: IncomingMessage): Record<string, string> => {
   return headers
 }
 
-const readBody = async (request: IncomingMessage): Promise<string> => {
+const readBody = async (request: IncomingMessage): Promise<Buffer> => {
   const chunks: Array<Buffer> = []
   try {
     for await (const chunk of request) chunks.push(chunk as Buffer)
   } catch {
     // The client gave up mid-body: record what arrived rather than lose the request.
   }
-  return Buffer.concat(chunks).toString("utf8")
+  return Buffer.concat(chunks)
 }
 
 const parseJson = (text: string): unknown => {
@@ -285,21 +294,27 @@ export const start = async (): Promise<MockGraph> => {
     // Taken on arrival, so the script follows arrival order even when bodies finish out of order.
     const scripted = script.shift()
     const reply = scripted ?? Reply.success()
-    const rawBody = await readBody(request)
+    const bytes = await readBody(request)
+    const rawBody = bytes.toString("utf8")
     const body = parseJson(rawBody)
     const to = recipientOf(body)
     const receipt = isReadReceipt(body)
+    const path = new URL(request.url ?? "/", "http://graph").pathname
+    const upload = isUpload({ method: request.method ?? "", path })
     const messageId =
       reply.kind === "success" && !receipt
-        ? (reply.messageId ?? `wamid.${Buffer.from(`mock.${prefix}.${++sent}.${to}`).toString("base64")}`)
+        ? upload
+          ? (reply.messageId ?? `${prefix}${++sent}`.replace(/\D/g, "").padEnd(16, "7"))
+          : (reply.messageId ?? `wamid.${Buffer.from(`mock.${prefix}.${++sent}.${to}`).toString("base64")}`)
         : undefined
     recorded.push({
       method: request.method ?? "",
-      path: new URL(request.url ?? "/", "http://graph").pathname,
+      path,
       query: Object.fromEntries(new URL(request.url ?? "/", "http://graph").searchParams),
       headers: lowerCaseHeaders(request),
       body,
       rawBody,
+      bytes: new Uint8Array(bytes),
       receivedAt,
       reply,
       messageId
@@ -312,7 +327,9 @@ export const start = async (): Promise<MockGraph> => {
           response,
           200,
           "application/json",
-          JSON.stringify(receipt ? readSuccessBody : successBody(to, messageId!, reply.waId ?? to)),
+          JSON.stringify(
+            upload ? { id: messageId } : receipt ? readSuccessBody : successBody(to, messageId!, reply.waId ?? to)
+          ),
           reply.delayMs
         )
       case "graphError":
@@ -381,6 +398,7 @@ export const start = async (): Promise<MockGraph> => {
       script.push(...replies)
     },
     requests: () => [...recorded],
+    uploads: () => recorded.filter(isUpload),
     media: (id, bytes, options = {}) => {
       files.set(id, {
         bytes,

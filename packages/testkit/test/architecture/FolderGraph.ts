@@ -16,9 +16,10 @@ export const COMPOSITION: ReadonlyArray<string> = ["Services.ts", "Slices.ts", "
 
 /**
  * The platform services above every resource, which read the lists: analytics sums every slice's
- * metrics, webhooks subscribe to every slice's event types. No resource imports them.
+ * metrics, webhooks subscribe to every slice's event types, the event log shows a key the types it
+ * may read. No resource imports them.
  */
-export const ABOVE_THE_SLICES: ReadonlyArray<string> = ["analytics", "webhooks"]
+export const ABOVE_THE_SLICES: ReadonlyArray<string> = ["analytics", "webhooks", "eventlog"]
 
 const nodeOf = (pathInSrc: string): string => pathInSrc.split("/")[0]!
 

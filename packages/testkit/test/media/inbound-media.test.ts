@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import * as MediaLimits from "@leadline/core/whatsapp/MediaLimits"
+import * as MediaLimits from "@leadline/core/messages/MediaLimits"
 import * as SimulatorMedia from "@leadline/whatsapp-adapter/simulator/SimulatorMedia"
 import { createChannel } from "../../src/channels/ChannelsResource.ts"
 import { makeConversation } from "../../src/conversations/ConversationsResource.ts"

@@ -4,9 +4,10 @@ import {
   type OutboundRequest,
   OutcomeUnknown,
   type ReadRequest,
-  Rejected
+  Rejected,
+  type UploadRequest
 } from "@leadline/core/messages/MessageTransport"
-import { Config, Effect, Layer, type Result, Schema } from "effect"
+import { Config, Effect, Layer, type Result, Schema, Stream } from "effect"
 import { HttpClient, type HttpClientError, HttpClientRequest } from "effect/http"
 import * as GraphErrors from "./GraphErrors.ts"
 
@@ -22,6 +23,8 @@ export interface Options {
   readonly version: string
   /** The whole exchange, connecting included, until the answer's body is read. */
   readonly timeoutMillis: number
+  /** A file upload's whole exchange (5 min: a 100 MB document on a slow link); never shorter than a send's. */
+  readonly uploadTimeoutMillis?: number | undefined
 }
 
 export const defaults: Options = {
@@ -29,6 +32,9 @@ export const defaults: Options = {
   version: "v24.0",
   timeoutMillis: 15_000
 }
+
+/** A file upload's timeout unless set: 5 minutes. */
+export const DEFAULT_UPLOAD_TIMEOUT_MILLIS = 300_000
 
 /** The longest connect undici gets: its own default, shortened to fit inside a short send timeout. */
 const MAX_CONNECT_MILLIS = 10_000
@@ -38,6 +44,40 @@ const trimSlashes = (value: string) => value.replace(/^\/+|\/+$/g, "")
 /** Where a send for `phoneNumberId` goes. */
 export const messagesUrl = (options: Options, phoneNumberId: string): string =>
   `${options.baseUrl.replace(/\/+$/, "")}/${trimSlashes(options.version)}/${encodeURIComponent(phoneNumberId)}/messages`
+
+/** Where a file for `phoneNumberId` is uploaded. */
+export const mediaUrl = (options: Options, phoneNumberId: string): string =>
+  `${options.baseUrl.replace(/\/+$/, "")}/${trimSlashes(options.version)}/${encodeURIComponent(phoneNumberId)}/media`
+
+const encoder = new TextEncoder()
+
+/** A filename as a multipart header can carry it: no quote, no line break, never empty. */
+const headerFilename = (filename: string | null): string =>
+  filename === null || filename === "" ? "file" : filename.replace(/["\r\n\\]/g, "_")
+
+/**
+ * Meta's upload body (`multipart/form-data`: `messaging_product=whatsapp`, `type` = the content
+ * type, `file`), streamed: the parts before and after the file are built, its bytes pass through.
+ */
+export const uploadBody = (
+  request: Omit<UploadRequest, "channel">,
+  boundary: string
+): { readonly contentType: string; readonly contentLength: number; readonly stream: Stream.Stream<Uint8Array> } => {
+  const field = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`
+  const head = encoder.encode(
+    field("messaging_product", "whatsapp") +
+      field("type", request.contentType) +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${headerFilename(request.filename)}"\r\n` +
+      `Content-Type: ${request.contentType}\r\n\r\n`
+  )
+  const tail = encoder.encode(`\r\n--${boundary}--\r\n`)
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentLength: head.length + request.size + tail.length,
+    stream: Stream.concat(Stream.concat(Stream.make(head), request.bytes), Stream.make(tail))
+  }
+}
 
 /** What a message says, in Meta's words for its type. */
 const contentOf = (body: OutboundRequest["body"]): Record<string, unknown> => {
@@ -53,10 +93,22 @@ const contentOf = (body: OutboundRequest["body"]): Record<string, unknown> => {
       return { type: "interactive", interactive: body.interactive }
     case "reaction":
       return { type: "reaction", reaction: { message_id: body.externalId, emoji: body.emoji } }
+    case "image":
+    case "video":
+    case "audio":
+    case "document":
+      return { type: body.type, [body.type]: mediaObject(body) }
   }
 }
 
-/** The JSON body Meta documents for a text, template, interactive or reaction message. */
+/** A file, as Meta takes it for its type: its id at Graph or a link; a caption and a document's filename when given. */
+const mediaObject = (body: Extract<OutboundRequest["body"], { readonly media: unknown }>): Record<string, unknown> => ({
+  ...body.media,
+  ...(body.caption === null ? {} : { caption: body.caption }),
+  ...(body.type === "document" && body.filename !== null ? { filename: body.filename } : {})
+})
+
+/** The JSON body Meta documents for a text, template, interactive, reaction or file message. */
 export const requestBody = (request: OutboundRequest): Record<string, unknown> => {
   const common = { messaging_product: "whatsapp", recipient_type: "individual", to: request.to }
   return { ...common, ...contentOf(request.body), biz_opaque_callback_data: request.callbackData }
@@ -118,31 +170,39 @@ export const make = (
       body: string,
       classify: (status: number, text: string) => Result.Result<A, Rejected | OutcomeUnknown>
     ): Effect.Effect<A, Rejected | OutcomeUnknown> =>
-      client
-        .execute(
-          HttpClientRequest.post(messagesUrl(settings, phoneNumberId)).pipe(
-            HttpClientRequest.bearerToken(accessToken),
-            HttpClientRequest.bodyText(body, "application/json")
+      exchange(
+        HttpClientRequest.post(messagesUrl(settings, phoneNumberId)).pipe(
+          HttpClientRequest.bearerToken(accessToken),
+          HttpClientRequest.bodyText(body, "application/json")
+        ),
+        classify,
+        settings.timeoutMillis
+      )
+
+    /** One request and its classified answer, within `timeoutMillis` for the whole exchange. */
+    const exchange = <A>(
+      request: HttpClientRequest.HttpClientRequest,
+      classify: (status: number, text: string) => Result.Result<A, Rejected | OutcomeUnknown>,
+      timeoutMillis: number
+    ): Effect.Effect<A, Rejected | OutcomeUnknown> =>
+      client.execute(request).pipe(
+        Effect.mapError(beforeAnswer),
+        Effect.flatMap((response) =>
+          response.text.pipe(
+            // The status line arrived, so Meta has the request; a body cut short says nothing more.
+            Effect.mapError(
+              (error) => new OutcomeUnknown({ reason: `HTTP ${response.status}, body unreadable: ${error.message}` })
+            ),
+            Effect.flatMap((text) => Effect.fromResult(classify(response.status, text)))
           )
-        )
-        .pipe(
-          Effect.mapError(beforeAnswer),
-          Effect.flatMap((response) =>
-            response.text.pipe(
-              // The status line arrived, so Meta has the request; a body cut short says nothing more.
-              Effect.mapError(
-                (error) => new OutcomeUnknown({ reason: `HTTP ${response.status}, body unreadable: ${error.message}` })
-              ),
-              Effect.flatMap((text) => Effect.fromResult(classify(response.status, text)))
-            )
-          ),
-          Effect.timeoutOrElse({
-            duration: settings.timeoutMillis,
-            orElse: () => Effect.fail(GraphErrors.timedOut(settings.timeoutMillis))
-          }),
-          // Trace ids are ours: they are not sent to a third party.
-          Effect.provideService(HttpClient.TracerPropagationEnabled, false)
-        )
+        ),
+        Effect.timeoutOrElse({
+          duration: timeoutMillis,
+          orElse: () => Effect.fail(GraphErrors.timedOut(timeoutMillis))
+        }),
+        // Trace ids are ours: they are not sent to a third party.
+        Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+      )
 
     const send = Effect.fn("WhatsAppCloud.send")(function* (request: OutboundRequest) {
       const body = yield* encodeBody(request)
@@ -157,7 +217,23 @@ export const make = (
         GraphErrors.classifyReadResponse
       )
     })
-    return MessageTransport.of({ send, markRead })
+    // An upload sends no message: whatever its outcome, trying again is safe (§6.3).
+    const upload = Effect.fn("WhatsAppCloud.upload")(function* (request: UploadRequest) {
+      const body = uploadBody(request, `leadline-${crypto.randomUUID()}`)
+      return yield* exchange(
+        HttpClientRequest.post(mediaUrl(settings, request.channel.phoneNumberId)).pipe(
+          HttpClientRequest.bearerToken(request.channel.accessToken),
+          HttpClientRequest.bodyStream(body.stream, {
+            contentType: body.contentType,
+            contentLength: body.contentLength
+          })
+        ),
+        GraphErrors.classifyUploadResponse,
+        Math.max(settings.timeoutMillis, settings.uploadTimeoutMillis ?? DEFAULT_UPLOAD_TIMEOUT_MILLIS)
+      ).pipe(Effect.mapError(GraphErrors.uploadFailure))
+    })
+
+    return MessageTransport.of({ send, markRead, upload })
   })
 
 /** The transport with its own undici connection pool, closed with the layer. */

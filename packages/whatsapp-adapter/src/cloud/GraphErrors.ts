@@ -154,6 +154,41 @@ export const classifyReadResponse = (status: number, text: string): Result.Resul
   )
 }
 
+/** An upload's answer: Meta's `{"id": "<media id>"}`, or a send's failures. */
+export const classifyUploadResponse = (status: number, text: string): Result.Result<string, SendFailure> => {
+  const parsed = parseJson(text)
+  if (status >= 200 && status < 300 && parsed.ok && isRecord(parsed.value)) {
+    const id = parsed.value.id
+    if (typeof id === "string" && id !== "") return Result.succeed(id)
+  }
+  if (parsed.ok) {
+    const error = parseGraphError(parsed.value)
+    if (error !== undefined) return Result.fail(fromGraphError(error, status))
+  }
+  if (status >= 400 && status < 500) return Result.fail(refusedWithoutGraphError(status))
+  return Result.fail(
+    new OutcomeUnknown({
+      reason:
+        status >= 200 && status < 300 ? `HTTP ${status} without an id` : `HTTP ${status} without a Graph error body`
+    })
+  )
+}
+
+/**
+ * An upload's failure as the sender takes it: an unknown outcome is a refusal worth retrying, since
+ * an upload sends nothing (at worst Graph keeps a file twice).
+ */
+export const uploadFailure = (failure: SendFailure): Rejected =>
+  failure._tag === "Rejected"
+    ? failure
+    : new Rejected({
+        retryable: true,
+        retryAfterMs: null,
+        providerCode: null,
+        message: `the upload got no answer: ${failure.reason}`,
+        channelError: false
+      })
+
 /** Every error in a cause chain: `cause` links and the members of an AggregateError (one per address tried). */
 const errorsIn = (root: unknown): ReadonlyArray<Record<string, unknown>> => {
   const found: Array<Record<string, unknown>> = []

@@ -6,7 +6,8 @@ import {
   type OutboundRequest,
   OutcomeUnknown,
   type ReadRequest,
-  Rejected
+  Rejected,
+  type UploadRequest
 } from "@leadline/core/messages/MessageTransport"
 import * as Tracing from "@leadline/core/Tracing"
 import type { DeliveryStatus } from "@leadline/core/whatsapp/InboundBatch"
@@ -14,7 +15,20 @@ import * as MetaPayloads from "../meta/MetaPayloads.ts"
 import * as MetaSignature from "../meta/MetaSignature.ts"
 import { MetaApp } from "../webhook/MetaApp.ts"
 import { type Reception, WebhookReceiver } from "../webhook/WebhookReceiver.ts"
-import { Array as Arr, Cause, Clock, Config, Context, Effect, Layer, Queue, Redacted, Schema, Scope } from "effect"
+import {
+  Array as Arr,
+  Cause,
+  Clock,
+  Config,
+  Context,
+  Effect,
+  Layer,
+  Queue,
+  Redacted,
+  Schema,
+  Scope,
+  Stream
+} from "effect"
 import { Base64Url } from "effect/encoding"
 
 /**
@@ -65,6 +79,17 @@ export interface ReadRecord {
   readonly at: number
 }
 
+/** A file the simulator took (docs/contract-messaging.md §6.4). */
+export interface UploadRecord {
+  readonly phoneNumberId: string
+  readonly contentType: string
+  readonly filename: string | null
+  /** The bytes read, counted as they streamed. */
+  readonly size: number
+  /** The id it answered (`sim-media-…`), or null when it refused the file. */
+  readonly mediaId: string | null
+}
+
 /** The simulator's own controls: what was sent, and Meta's side of an inbound conversation. */
 export class Simulator extends Context.Service<
   Simulator,
@@ -73,6 +98,8 @@ export class Simulator extends Context.Service<
     readonly sends: Effect.Effect<ReadonlyArray<SendRecord>>
     /** The read receipts taken, in order (the latest 10,000). */
     readonly reads: Effect.Effect<ReadonlyArray<ReadRecord>>
+    /** The file uploads, in order, refused ones included (the latest 10,000). */
+    readonly uploads: Effect.Effect<ReadonlyArray<UploadRecord>>
     /** How many times a send was attempted for our message id: 1 proves at-most-once. */
     readonly countFor: (messageId: string) => Effect.Effect<number>
     /** The customer writes in: a signed inbound text or interactive reply webhook, as Meta would post it. */
@@ -146,6 +173,7 @@ export const make = (
     // The latest sends, for tests and demos; older ones are forgotten so a long-running server stays small.
     const records: Array<SendRecord> = []
     const readRecords: Array<ReadRecord> = []
+    const uploadRecords: Array<UploadRecord> = []
     const attempts = new Map<string, number>()
 
     const signAndReceive = (raw: Uint8Array): Effect.Effect<Reception> =>
@@ -278,6 +306,35 @@ export const make = (
       if (readRecords.length > MAX_RECORDS) readRecords.splice(0, readRecords.length - MAX_RECORDS)
     }, Tracing.span("WhatsAppSimulator.markRead"))
 
+    // Meta keeps the file and answers an id; a file named "refused…" plays Meta refusing it (131053).
+    const upload = Effect.fnUntraced(function* (request: UploadRequest) {
+      const size = yield* Stream.runFold(
+        request.bytes,
+        () => 0,
+        (total, chunk) => total + chunk.length
+      )
+      const refused = request.filename?.startsWith("refused") === true
+      const mediaId = refused ? null : `sim-media-${uploadRecords.length + 1}-${Date.now().toString(36)}`
+      uploadRecords.push({
+        phoneNumberId: request.channel.phoneNumberId,
+        contentType: request.contentType,
+        filename: request.filename,
+        size,
+        mediaId
+      })
+      if (uploadRecords.length > MAX_RECORDS) uploadRecords.splice(0, uploadRecords.length - MAX_RECORDS)
+      if (mediaId === null) {
+        return yield* new Rejected({
+          retryable: false,
+          retryAfterMs: null,
+          providerCode: 131053,
+          message: "Media upload error",
+          channelError: false
+        })
+      }
+      return mediaId
+    }, Tracing.span("WhatsAppSimulator.upload"))
+
     const playCustomer = Effect.fnUntraced(function* (message: CustomerMessage) {
       const externalId = randomWamid()
       const common = {
@@ -305,7 +362,7 @@ export const make = (
       return yield* signAndReceive(raw)
     }, Tracing.span("WhatsAppSimulator.playWebhook"))
 
-    return Context.make(MessageTransport, MessageTransport.of({ send, markRead })).pipe(
+    return Context.make(MessageTransport, MessageTransport.of({ send, markRead, upload })).pipe(
       Context.add(
         CustomerSimulator,
         CustomerSimulator.of({
@@ -330,6 +387,7 @@ export const make = (
         Simulator.of({
           sends: Effect.sync(() => records.slice()),
           reads: Effect.sync(() => readRecords.slice()),
+          uploads: Effect.sync(() => uploadRecords.slice()),
           countFor: (messageId) => Effect.sync(() => countNow(messageId)),
           playCustomer,
           playWebhook

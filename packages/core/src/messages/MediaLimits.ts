@@ -1,3 +1,5 @@
+import { Context } from "effect"
+
 /** The file types WhatsApp delivers with a media id, whose bytes Leadline keeps. */
 export const MEDIA_TYPES = ["image", "audio", "video", "document", "sticker"] as const
 export type MediaType = (typeof MEDIA_TYPES)[number]
@@ -22,3 +24,9 @@ export const defaults: Limits = {
 /** The limit of a message's type; a type without one (never enqueued) gets the largest. */
 export const limitOf = (limits: Limits, type: string): number =>
   (MEDIA_TYPES as ReadonlyArray<string>).includes(type) ? limits[type as MediaType] : limits.document
+
+/**
+ * The limits a deployment set (`LEADLINE_MEDIA_MAX_<TYPE>_BYTES`), read by the uploads of
+ * `POST /api/v1/media` (docs/contract-messaging.md §5.9); Meta's unless the server gives its own.
+ */
+export class Setting extends Context.Reference<Limits>("core/MediaLimits", { defaultValue: () => defaults }) {}

@@ -1,0 +1,22 @@
+import type { Admits } from "../Slice.ts"
+
+/** The event log admits every key that reads a resource with events (docs/contract.md, "Events"): it sees those. */
+export const admits: Admits = {
+  "GET /api/v1/events": [
+    "leads:read",
+    "leads:write",
+    "conversations:read",
+    "messages:send",
+    "campaigns:read",
+    "campaigns:write",
+    "campaigns:send",
+    "orders:read",
+    "orders:write",
+    "knowledge:read",
+    "knowledge:write",
+    "agents:read",
+    "agents:write",
+    "all 16 scopes",
+    "full access"
+  ]
+}

@@ -26,10 +26,11 @@ const noNodeModules = (): Plugin => {
  * Gzipped JavaScript above this fails the build: the page should stay small (it was ~115 KB when
  * this was set at 160 KB). Raised to 168 KB when WhatsApp's templates, media, interactive messages
  * and opt-outs (issue 32) added their routes: the typed client carries every route's schemas
- * (163 KB then), and to 172 KB when outbound files and the leads list's search did (168.5 KB then).
- * Trimming it is issue 34's (a client of the dashboard's own routes, or pages split).
+ * (163 KB then), to 172 KB when outbound files and the leads list's search did (168.5 KB then), and to
+ * 180 KB when the leads' imports, exports and bulk changes added five (175.8 KB then). Trimming it is
+ * issue 34's (a client of the dashboard's own routes, or pages split).
  */
-const BUDGET_GZIP_BYTES = 172 * 1024
+const BUDGET_GZIP_BYTES = 180 * 1024
 
 const bundleBudget = (): Plugin => ({
   name: "leadline:bundle-budget",

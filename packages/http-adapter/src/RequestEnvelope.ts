@@ -1,7 +1,9 @@
 import { ByteSize, Cause, Context, Effect, Exit, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApi, type HttpApiGroup } from "effect/http-api"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 import { fromCause, rejection, toResponse } from "./ErrorMapping.ts"
+import { IMPORT_UPLOAD, mediaType } from "./leads/LeadFiles.ts"
 import * as HttpMetrics from "./observability/HttpMetrics.ts"
 import { NotFound, ServiceUnavailable, UnsupportedMediaType } from "./WireErrors.ts"
 
@@ -74,7 +76,43 @@ const deadline = <A, E, R>(effect: Effect.Effect<A, E, R>, millis: number, onTim
  * streaming a chunked body), anything but JSON is 415; and bounds the time a
  * request may take. Applied to the API routes only, so an unknown route stays a 404.
  */
-export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number, upload?: UploadRoute | undefined) => {
+/** A route whose body is a file as it is rather than JSON (an import): its path, the types it takes, its own limit. */
+export interface FileRoute {
+  readonly path: string
+  readonly types: ReadonlyArray<string>
+  readonly maxBytes: number
+}
+
+/**
+ * The methods of each API path without parameters. A path that is also a value of a sibling's parameter
+ * (`/api/v1/leads/imports` beside `/api/v1/leads/:id`) answers a method it lacks "No such route", as any
+ * path does, rather than reaching the sibling (`GET /api/v1/leads/imports` is no lead's read).
+ */
+export const staticMethods = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): ReadonlyMap<string, ReadonlySet<string>> => {
+  const methods = new Map<string, Set<string>>()
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      if (endpoint.path.includes(":")) return
+      const own = methods.get(endpoint.path) ?? new Set<string>()
+      own.add(endpoint.method)
+      methods.set(endpoint.path, own)
+    }
+  })
+  return methods
+}
+
+const ROUTED_METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"])
+
+export const bodyGuard = (
+  maxBodyBytes: number,
+  timeoutSeconds: number,
+  upload?: UploadRoute | undefined,
+  ownMethods: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  files: ReadonlyArray<FileRoute> = [IMPORT_UPLOAD]
+) => {
   const maxBodySize = ByteSize.bytes(maxBodyBytes)
   const timeoutMillis = timeoutSeconds * 1000
   const tooSlow = toResponse(new ServiceUnavailable({ error: `The request took longer than ${timeoutSeconds} s` }))
@@ -84,7 +122,27 @@ export const bodyGuard = (maxBodyBytes: number, timeoutSeconds: number, upload?:
       : toResponse(new ServiceUnavailable({ error: `The upload took longer than ${upload.timeoutSeconds} s` }))
   return HttpRouter.middleware((handler) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      if (upload !== undefined && request.method === "POST" && pathOf(request.url) === upload.path) {
+      const path = pathOf(request.url)
+      const own = ownMethods.get(path)
+      if (own !== undefined && ROUTED_METHODS.has(request.method) && !own.has(request.method)) {
+        return Effect.succeed(noRoute)
+      }
+      const file = request.method === "POST" ? files.find((route) => route.path === path) : undefined
+      if (file !== undefined) {
+        const length = request.headers["content-length"]
+        if (length !== undefined && Number(length) > file.maxBytes) return Effect.succeed(tooLarge(file.maxBytes))
+        if (!file.types.includes(mediaType(request.headers["content-type"]))) {
+          return Effect.succeed(
+            toResponse(new UnsupportedMediaType({ error: `The request body must be ${file.types.join(" or ")}` }))
+          )
+        }
+        return deadline(
+          Effect.provideService(handler, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(file.maxBytes)),
+          timeoutMillis,
+          tooSlow
+        )
+      }
+      if (upload !== undefined && request.method === "POST" && path === upload.path) {
         const length = request.headers["content-length"]
         if (length !== undefined && Number(length) > upload.maxBodyBytes) {
           return Effect.succeed(tooLarge(upload.maxBodyBytes))

@@ -137,7 +137,8 @@ export const routes = <E = never, R = never>(
             maxBodyBytes: options.uploadMaxBodyBytes ?? RequestEnvelope.DEFAULT_UPLOAD_MAX_BODY_BYTES,
             // A 100 MiB file on a slow link: ten minutes, or the API's own timeout when longer.
             timeoutSeconds: Math.max(options.requestTimeoutSeconds ?? 30, 600)
-          }
+          },
+          RequestEnvelope.staticMethods(Api)
         )
       )
     ),

@@ -9,6 +9,7 @@ import * as MemoryChannels from "./channels/MemoryChannels.ts"
 import * as MemoryConversations from "./conversations/MemoryConversations.ts"
 import * as MemoryIdempotency from "./idempotency/MemoryIdempotency.ts"
 import * as MemoryKnowledge from "./knowledge/MemoryKnowledge.ts"
+import * as MemoryLeadJobs from "./leads/MemoryLeadJobs.ts"
 import * as MemoryLeads from "./leads/MemoryLeads.ts"
 import * as MemoryMedia from "./messages/MemoryMedia.ts"
 import * as MemoryMessages from "./messages/MemoryMessages.ts"
@@ -36,6 +37,7 @@ export const all = [
   MemoryMessageUsage.layer,
   // One line per resource, in core's Slices.ts order:
   MemoryLeads.layer,
+  MemoryLeadJobs.layer,
   MemoryChannels.layer,
   MemoryTemplates.layer,
   MemoryConversations.layer,

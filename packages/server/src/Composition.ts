@@ -2,6 +2,8 @@ import { Layer } from "effect"
 import type { AgentJobsRepo } from "@leadline/core/agents/AgentJobsRepo"
 import * as AgentResponder from "@leadline/core/agents/AgentResponder"
 import * as Snoozer from "@leadline/core/conversations/Snoozer"
+import type { LeadJobsRepo } from "@leadline/core/leads/LeadJobsRepo"
+import * as LeadJobRunner from "@leadline/core/leads/LeadJobRunner"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
@@ -57,6 +59,8 @@ export interface LoopOptions {
   readonly agentPollMillis?: number | undefined
   /** How often `url` knowledge sources are looked for, or `false` not to fetch them (1 s unless set). */
   readonly knowledgeFetcher?: false | { readonly intervalMillis?: number | undefined } | undefined
+  /** How often lead jobs (imports, bulk changes) are looked for besides their wake-ups (1 s), or `false` not to run them. */
+  readonly leadJobs?: false | { readonly intervalMillis?: number | undefined } | undefined
   /** The inbound files' fetcher (Meta's limits unless set), or `false` not to fetch them. */
   readonly mediaFetcher?: false | MediaFetcher.Options | undefined
   /** The scheduled sync of WhatsApp templates from Meta; off unless given (`WHATSAPP_TEMPLATES_SYNC_SECONDS`). */
@@ -68,7 +72,7 @@ const resolverLayer = (network: Network) =>
 
 /**
  * What runs beside the API (and alone in `leadline worker`): webhook deliveries, the message
- * sender, the snooze loop, the agents' responder, the knowledge page fetcher, the inbound files'
+ * sender, the snooze loop, the agents' responder, the lead jobs' runner, the knowledge page fetcher, the inbound files'
  * fetcher and the template sync. The caller provides the message transport and the templates'
  * Graph beside it (a server shares them with the simulator's route and the template routes), and
  * the media downloader.
@@ -84,6 +88,7 @@ export const loops = (options: LoopOptions) =>
     options.sender === false ? Layer.empty : MessageSender.layer(options.sender),
     Snoozer.layer({ intervalMillis: options.snoozeCheckMillis }),
     AgentResponder.loop({ intervalMillis: options.agentPollMillis }),
+    options.leadJobs === false ? Layer.empty : LeadJobRunner.loop(options.leadJobs),
     options.knowledgeFetcher === false ? Layer.empty : SourceFetcher.loop(options.knowledgeFetcher),
     options.mediaFetcher === false ? Layer.empty : MediaFetcher.layer(options.mediaFetcher),
     options.templateSync === undefined || options.templateSync === false
@@ -152,6 +157,7 @@ export type Stores =
   | OutboundQueue
   | IdempotencyStore
   | AgentJobsRepo
+  | LeadJobsRepo
   | MediaQueue
   | MediaStore
 

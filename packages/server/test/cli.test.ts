@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -103,6 +103,61 @@ describe("leadline", () => {
 
     expect(await json("keys", "revoke", key.id)).toEqual({ id: key.id, revoked: true })
     expect((await me(key.api_key)).status).toBe(401)
+  })
+
+  it("imports a file into an account, follows the job and revokes the key it issued for it", async () => {
+    const account = await json("accounts", "create", "--name", "Imports Ltd")
+    const file = join(emptyDataDir, "leads.csv")
+    writeFileSync(file, "Full Name,Mobile\nMary Jackson,+1 415 555 0175\nNo Phone,12345\n")
+    const run = await leadline([
+      "leads",
+      "import",
+      file,
+      "--account",
+      account.account_id,
+      "--mapping",
+      '{"name":"Full Name","phone":"Mobile"}',
+      "--url",
+      server.baseUrl
+    ])
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" })
+    // Piped, not a terminal: plain lines, then the summary with the refused row.
+    expect(run.stdout).toMatch(/^Uploaded .*leads\.csv: job ljob_[0-9a-z]{26}\n/)
+    expect(run.stdout).toMatch(
+      /Import ljob_[0-9a-z]{26} succeeded: 2\/2 rows: 1 created, 0 updated, 0 unchanged, 1 failed\n {2}row 3 phone: phone must be an international number/
+    )
+    const found = await fetch(`${server.baseUrl}/api/v1/leads?q=%2B14155550175`, {
+      headers: { Authorization: `Bearer ${account.api_key}` }
+    })
+    expect(((await found.json()) as any).leads[0].name).toBe("Mary Jackson")
+    const keys = await json("keys", "list", "--account", account.account_id)
+    const issued = keys.keys.filter((key: any) => key.name === "leadline leads import")
+    expect(issued).toHaveLength(1)
+    expect(issued[0].revoked_at).not.toBeNull()
+  })
+
+  it("prints the job as JSON with --json and says what the server refused", async () => {
+    const account = await json("accounts", "create", "--name", "Imports JSON Ltd")
+    const file = join(emptyDataDir, "leads.ndjson")
+    writeFileSync(file, `${JSON.stringify({ name: "Nd", phone: "+1 415 555 0176" })}\n`)
+    const job = await json("leads", "import", file, "--account", account.account_id, "--key", account.api_key)
+    expect(job).toMatchObject({ kind: "import", state: "succeeded", counts: { read: 1, created: 1 } })
+    const refused = await leadline([
+      "leads",
+      "import",
+      file,
+      "--account",
+      account.account_id,
+      "--key",
+      account.api_key,
+      "--mapping",
+      '{"nickname":"x"}',
+      "--url",
+      server.baseUrl
+    ])
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toContain("The server answered 400 validation_error")
+    expect(refused.stderr).toContain("mapping.nickname")
   })
 
   it("prints a readable summary without --json", async () => {

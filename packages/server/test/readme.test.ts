@@ -71,6 +71,12 @@ describe("the README", () => {
     expect(out).toContain('"phone":"+442079460958"')
     expect(out.toLowerCase()).toContain("idempotent-replayed: true")
     expect(out).toContain('"status":"qualified"')
+    // The import: one lead made, the row without a phone refused and named; the export reads it back.
+    expect(out).toContain('"counts":{"read":2,"created":1,"updated":0,"unchanged":0,"failed":1}')
+    expect(out).toContain('"errors":[{"row":3,"lead_id":null,"field":"phone"')
+    expect(out).toMatch(
+      /\nid,name,phone,email,tags,status,assigned_user_id,attributes,marketing_opt_out,created_at,updated_at\nld_[0-9a-z]{26},Mary Jackson,\+14155550175,,imported;engineer,new,/
+    )
     expect(out).toContain('{"error":"Insufficient scope: requires leads:write","code":"forbidden"}')
     expect(out).toMatch(/\{"id":"ld_[0-9a-z]{26}","deleted":true\}/)
     expect(out).toMatch(/"external_id":"wamid\.SIM[^"]+"\}/)
@@ -168,7 +174,7 @@ describe("the README", () => {
     const me = await fetch(`${baseUrl}/api/me`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(me.status).toBe(200)
     const leads = await fetch(`${baseUrl}/api/v1/leads`, { headers: { authorization: `Bearer ${ownerKey}` } })
-    // Ada was deleted; Grace and Alan, who wrote in on WhatsApp, and the campaign's two leads remain.
-    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(4)
+    // Ada was deleted; Mary (imported), Grace and Alan, who wrote in on WhatsApp, and the campaign's two leads remain.
+    expect(((await leads.json()) as { meta: { total: number } }).meta.total).toBe(5)
   })
 })

@@ -10,6 +10,9 @@ export const MESSAGES_CHANNEL = "leadline_messages"
 /** The channel an enqueued agent job is announced on, for the agents' responder. */
 export const AGENT_JOBS_CHANNEL = "leadline_agent_jobs"
 
+/** The channel a new lead job (an import, a bulk change) is announced on, for the lead job runners. */
+export const LEAD_JOBS_CHANNEL = "leadline_lead_jobs"
+
 /** The channel a change to an API key (scopes, revocation) is announced on, so every server forgets its cached keys. */
 export const API_KEYS_CHANNEL = "leadline_api_keys"
 

@@ -64,11 +64,26 @@ export interface Addressed {
   readonly json?: unknown
   /** A `multipart/form-data` body instead of JSON (an upload). */
   readonly form?: FormData | undefined
+  /** A body that is not JSON (an import's file), sent as it is with its `Content-Type`. */
+  readonly file?: { readonly body: string; readonly contentType: string } | undefined
 }
 
-/** The body options of `Http.call` for an addressed request: its JSON or its form. */
-export const bodyOf = (request: Addressed): { readonly json?: unknown; readonly form?: FormData } =>
-  request.form !== undefined ? { form: request.form } : request.json === undefined ? {} : { json: request.json }
+/** The body options of `Http.call` for an addressed request: its JSON, its form or its file. */
+export const bodyOf = (
+  request: Addressed
+): {
+  readonly json?: unknown
+  readonly form?: FormData
+  readonly raw?: string
+  readonly headers?: Record<string, string>
+} =>
+  request.form !== undefined
+    ? { form: request.form }
+    : request.file !== undefined
+      ? { raw: request.file.body, headers: { "content-type": request.file.contentType } }
+      : request.json === undefined
+        ? {}
+        : { json: request.json }
 
 export interface RouteRequest extends Addressed {
   /** Asserts that the object the request aimed at is as it was (after a refused request). */

@@ -57,6 +57,11 @@ export interface StartOptions {
    * events its answers announce leaves them `processing`, since a fetch's event comes later.
    */
   readonly knowledgeFetcher?: boolean | undefined
+  /**
+   * Run lead jobs (imports, bulk changes) in the background (the default), or not: a fuzzer that
+   * counts the leads its answers made leaves them `queued`, since a job's leads come later.
+   */
+  readonly leadJobs?: boolean | undefined
   /** Serves `/metrics` behind this bearer token (`LEADLINE_METRICS_TOKEN`); no `/metrics` without one. */
   readonly metricsToken?: string | undefined
   readonly messaging?:
@@ -114,6 +119,7 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     snoozeCheckMillis: options.messaging?.snoozeCheckMillis,
     agentPollMillis: 100,
     knowledgeFetcher: options.knowledgeFetcher === false ? false : { intervalMillis: 100 },
+    leadJobs: options.leadJobs === false ? false : { intervalMillis: 100 },
     mediaFetcher:
       options.messaging?.mediaFetcher === false
         ? false

@@ -40,9 +40,9 @@ const TEST_TIMEOUT = 120_000
 const offline = { resolver: { lookup: async () => [{ address: "127.0.0.1", family: 4 }] } }
 
 // The document is the same on every wiring; it is read first because the tests are named after its operations.
-// Url sources stay `processing`, and queued messages stay queued: a fetch's event, and the events of a
+// Url sources stay `processing`, lead jobs stay `queued` and queued messages stay queued: a fetch's event, a job's leads, and the events of a
 // message's send and statuses, come after the answer, out of the ledger's sight.
-const quiet = { webhooks: offline, knowledgeFetcher: false, messaging: { sender: false } } as const
+const quiet = { webhooks: offline, knowledgeFetcher: false, leadJobs: false, messaging: { sender: false } } as const
 const memory = await TestServer.start(quiet)
 const document = await OpenApiDocument.readDocument(memory.baseUrl)
 const OPERATIONS = OpenApiDocument.operations(document)

@@ -23,6 +23,15 @@ export class LeadsRepo extends Context.Service<
       accountId: string,
       phones: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, string>>
+    /** The leads with these E.164 phones (an import's rows), in no particular order. */
+    readonly findByPhones: (accountId: string, phones: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Lead>>
+    /**
+     * Inserts many leads at once (an import's chunk), skipping those whose phone a lead has: the ids
+     * of those inserted come back. The account's count moves by the number inserted.
+     */
+    readonly insertMany: (accountId: string, leads: ReadonlyArray<Lead>) => Effect.Effect<ReadonlyArray<string>>
+    /** Writes many leads at once by id (an import's or a bulk change's chunk), phones unchanged. */
+    readonly updateMany: (accountId: string, leads: ReadonlyArray<Lead>) => Effect.Effect<void>
     /** Replaces the stored lead; undefined when it is not in the account. */
     readonly update: (accountId: string, lead: Lead) => Effect.Effect<Lead | undefined, Conflict>
     /**

@@ -7,6 +7,7 @@ import { Authentication } from "../Authentication.ts"
 import * as Idempotent from "../Idempotent.ts"
 import { RequestErrors } from "../RequestErrors.ts"
 import { Conflict, Forbidden, NotFound, ValidationError } from "../WireErrors.ts"
+import * as LeadJobsApi from "./LeadJobsApi.ts"
 
 export const LeadList = Schema.Struct({ leads: Schema.Array(Lead), meta: LeadListMeta }).annotate({
   identifier: "LeadList"
@@ -51,6 +52,12 @@ export class LeadsApi extends HttpApiGroup.make("leads")
         description: "Only the fields given change; `null` clears `email` or `assigned_user_id`. Needs `leads:write`."
       })
     ),
+    // The static paths (/imports, /bulk, /jobs, /export) are matched before /:id.
+    LeadJobsApi.importLeads,
+    LeadJobsApi.bulkChange,
+    LeadJobsApi.listJobs,
+    LeadJobsApi.getJob,
+    LeadJobsApi.exportLeads,
     HttpApiEndpoint.delete("delete", "/:id", {
       params: LeadId,
       success: DeletedLead,

@@ -59,6 +59,21 @@ export const layer = Layer.sync(LeadsRepo)(() => {
         }
         return found
       }),
+    findByPhones: (accountId, phones) =>
+      Effect.sync(() =>
+        phones.flatMap((phone) => {
+          const row = leads.find("phone", MemoryTable.key(accountId, phone))
+          return row === undefined ? [] : [row.lead]
+        })
+      ),
+    insertMany: (accountId, many) =>
+      atomically((tx) =>
+        many.filter((lead) => leads.insert(tx, { accountId, lead }) === undefined).map((lead) => lead.id)
+      ),
+    updateMany: (accountId, many) =>
+      atomically((tx) => {
+        for (const lead of many) leads.update(tx, { accountId, lead })
+      }),
     update: (accountId, lead) =>
       Effect.flatMap(
         atomically((tx) => leads.update(tx, { accountId, lead })),

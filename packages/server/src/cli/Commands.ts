@@ -5,6 +5,7 @@ import { CreatedAccount, CreatedKey, CreatedUser } from "@leadline/core/admin/Op
 import { KeySummary, RevokedKey } from "@leadline/core/auth/ApiKey"
 import { describe } from "./ErrorText.ts"
 import * as HumanOutput from "./HumanOutput.ts"
+import * as LeadImport from "./LeadImport.ts"
 import * as OperatorClient from "./OperatorClient.ts"
 
 /** The `leadline` command tree: running the server, and the operator API for people and scripts. */
@@ -200,6 +201,47 @@ const keysSetScopes = Command.make(
   Command.withDescription("Replace a key's scopes; takes effect on its next request")
 )
 
+const leadsImport = Command.make(
+  "import",
+  {
+    url,
+    json,
+    account,
+    file: Argument.String("file").pipe(Argument.withDescription("A CSV (with a header row) or NDJSON file")),
+    format: Flag.Literals("format", ["csv", "ndjson"] as const).pipe(
+      Flag.withDescription("The file's format (default: ndjson for .ndjson and .jsonl files, else csv)"),
+      Flag.optional
+    ),
+    mapping: Flag.String("mapping").pipe(
+      Flag.withDescription('Lead field to column, as JSON: {"name":"Full Name","phone":"Mobile"}'),
+      Flag.optional
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("Check and count every row, write nothing"),
+      Flag.withDefault(false)
+    ),
+    onConflict: Flag.Literals("on-conflict", ["update", "skip"] as const).pipe(
+      Flag.withDescription("A row whose phone is a lead's already: update it (the default) or skip it"),
+      Flag.optional
+    ),
+    key: Flag.Redacted("key").pipe(
+      Flag.withDescription(
+        "An API key of the account with leads:write (default: $LEADLINE_API_KEY, else one issued for the import and revoked after)"
+      ),
+      Flag.withFallbackConfig(Config.Redacted("LEADLINE_API_KEY")),
+      Flag.optional
+    )
+  },
+  ({ url, ...options }) =>
+    Effect.gen(function* () {
+      yield* LeadImport.run({ ...options, target: yield* OperatorClient.target(url) })
+    }).pipe(Effect.mapError(toUserError))
+).pipe(
+  Command.withDescription(
+    "Import leads from a file into an account (POST /api/v1/leads/imports) and follow the job to its end"
+  )
+)
+
 // The server and migrations load on demand: operator commands then start in half the time.
 const serveCommand = Command.make("serve", {}, () =>
   Effect.flatMap(
@@ -294,6 +336,7 @@ export const leadline = Command.make("leadline").pipe(
       Command.withDescription("API keys (operator API)"),
       Command.withSubcommands([keysCreate, keysList, keysRevoke, keysSetScopes])
     ),
+    Command.make("leads").pipe(Command.withDescription("An account's leads"), Command.withSubcommands([leadsImport])),
     Command.make("secrets").pipe(
       Command.withDescription("The keyring that seals provider secrets at rest (LEADLINE_ENCRYPTION_KEY)"),
       Command.withSubcommands([newKey, reseal])

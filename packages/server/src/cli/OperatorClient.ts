@@ -99,20 +99,31 @@ export interface Request {
   readonly method: "GET" | "POST" | "PATCH" | "DELETE"
   readonly path: string
   readonly body?: unknown
+  /** A body that is not JSON (a file to import), sent as it is with its type. */
+  readonly raw?: { readonly body: string; readonly contentType: string } | undefined
+  /** An account's API key to call the API with, instead of the admin token (the operator API). */
+  readonly apiKey?: Redacted.Redacted<string> | undefined
 }
 
 /** Sends one operator request; a 2xx JSON answer succeeds, anything else fails with why. */
 export const send = (to: Target, request: Request): Effect.Effect<Answer, OperatorError> => {
   const url = `${to.baseUrl}${request.path}`
-  const headers: Record<string, string> = { Authorization: `Bearer ${Redacted.value(to.credential.token)}` }
+  const headers: Record<string, string> = {
+    Authorization: `Bearer ${Redacted.value(request.apiKey ?? to.credential.token)}`
+  }
   if (request.body !== undefined) headers["Content-Type"] = "application/json"
+  if (request.raw !== undefined) headers["Content-Type"] = request.raw.contentType
   return Effect.tryPromise({
     try: async (signal) => {
       const response = await fetch(url, {
         method: request.method,
         headers,
         signal,
-        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) })
+        ...(request.raw !== undefined
+          ? { body: request.raw.body }
+          : request.body === undefined
+            ? {}
+            : { body: JSON.stringify(request.body) })
       })
       return { status: response.status, text: await response.text() }
     },

@@ -1,11 +1,14 @@
+import { Layer } from "effect"
 import * as Slice from "../Slice.ts"
 import * as LeadCountsStriped0003 from "./migrations/0003_lead_counts_striped.ts"
 import * as LeadSearchIndexes0038 from "./migrations/0038_lead_search_indexes.ts"
+import * as LeadJobs0039 from "./migrations/0039_lead_jobs.ts"
+import * as SqlLeadJobs from "./SqlLeadJobs.ts"
 import * as SqlLeads from "./SqlLeads.ts"
 
 // Its tables came with the historical src/migrations/0001_accounts_leads_idempotency_events.ts.
 export const slice = Slice.make({
   name: "leads",
-  layer: SqlLeads.layer,
-  migrations: [LeadCountsStriped0003.migration, LeadSearchIndexes0038.migration]
+  layer: Layer.mergeAll(SqlLeads.layer, SqlLeadJobs.layer),
+  migrations: [LeadCountsStriped0003.migration, LeadSearchIndexes0038.migration, LeadJobs0039.migration]
 })

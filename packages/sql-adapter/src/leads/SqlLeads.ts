@@ -236,6 +236,46 @@ export const layer = Layer.effect(
                               LIMIT 1) AS l`).pipe(
           Effect.map((rows) => new Map(rows.map((row) => [row.phone, row.id])))
         ),
+      findByPhones: (accountId, phones) =>
+        phones.length === 0
+          ? Effect.succeed([])
+          : orDie(
+              sql<LeadRow>`SELECT ${columns} FROM leads
+                WHERE account_id = ${accountId}::uuid AND phone = ANY(${textArray(phones)}::text[])`
+            ).pipe(Effect.map((rows) => rows.map(toLead))),
+      // One statement a chunk: the rows go in from one JSON array, a phone already taken is skipped (its
+      // row is refused by the caller), and the count moves by the rows that went in.
+      insertMany: (accountId, many) =>
+        many.length === 0
+          ? Effect.succeed([])
+          : orDie(sql<{ id: string }>`
+              WITH input AS (
+                SELECT * FROM jsonb_to_recordset(${JSON.stringify(many)}::jsonb) AS r(id text, name text, phone text,
+                  email text, tags jsonb, status text, assigned_user_id uuid, attributes jsonb, marketing_opt_out jsonb,
+                  created_at timestamptz, updated_at timestamptz)
+              ), inserted AS (
+                INSERT INTO leads (account_id, ${columns})
+                SELECT ${accountId}::uuid, id, name, phone, email, tags, status, assigned_user_id, attributes,
+                  nullif(marketing_opt_out, 'null'::jsonb), created_at, updated_at
+                FROM input
+                ON CONFLICT (account_id, phone) DO NOTHING
+                RETURNING id
+              ), counted AS (
+                INSERT INTO lead_counts (account_id, stripe, total)
+                SELECT ${accountId}::uuid, ${sql.unsafe(backendStripe)}, count(*) FROM inserted HAVING count(*) > 0
+                ON CONFLICT (account_id, stripe) DO UPDATE SET total = lead_counts.total + EXCLUDED.total
+              )
+              SELECT id FROM inserted`).pipe(Effect.map((rows) => rows.map((row) => row.id))),
+      updateMany: (accountId, many) =>
+        many.length === 0
+          ? Effect.void
+          : orDie(sql`
+              UPDATE leads AS l SET name = r.name, email = r.email, tags = r.tags, status = r.status,
+                assigned_user_id = r.assigned_user_id, attributes = r.attributes,
+                marketing_opt_out = nullif(r.marketing_opt_out, 'null'::jsonb), updated_at = r.updated_at
+              FROM jsonb_to_recordset(${JSON.stringify(many)}::jsonb) AS r(id text, name text, email text, tags jsonb,
+                status text, assigned_user_id uuid, attributes jsonb, marketing_opt_out jsonb, updated_at timestamptz)
+              WHERE l.account_id = ${accountId}::uuid AND l.id = r.id`).pipe(Effect.asVoid),
       update: (accountId, lead) =>
         Effect.gen(function* () {
           const holder = yield* orDie(

@@ -96,7 +96,9 @@ export const checkReply = (document: Document, operation: Operation, reply: Repl
   }
   const schema = declared.found ? declared.schema : GENERIC_ERROR
   if (schema === undefined) {
-    return reply.text === "" ? undefined : { path: "$", message: "expected no body" }
+    // A success declared without a JSON schema is a file (a message's media, an export of leads): not JSON.
+    const file = reply.status < 300 && !/^application\/json\b/i.test(reply.headers["content-type"] ?? "")
+    return reply.text === "" || file ? undefined : { path: "$", message: "expected no body" }
   }
   if (!/^application\/json\b/i.test(reply.headers["content-type"] ?? "")) {
     return { path: "header content-type", message: `expected application/json, got ${reply.headers["content-type"]}` }

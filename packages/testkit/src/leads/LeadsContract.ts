@@ -6,6 +6,7 @@ import { type AccountFixture, makeAccount, makeUser, nextPhone } from "../Fixtur
 import { call } from "../Http.ts"
 import { forbidden, listAll } from "../internal/wire.ts"
 import type { ContractContext } from "../Slice.ts"
+import * as LeadJobsContract from "./LeadJobsContract.ts"
 import * as LeadSearchContract from "./LeadSearchContract.ts"
 import { LEAD_KEYS, postLead } from "./LeadsResource.ts"
 
@@ -353,4 +354,5 @@ export const contract = (context: ContractContext) => {
   })
 
   LeadSearchContract.contract(context)
+  LeadJobsContract.contract(context)
 }

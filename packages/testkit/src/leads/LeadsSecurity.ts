@@ -16,7 +16,12 @@ export const admits: Admits = {
   "POST /api/v1/leads": writes,
   "GET /api/v1/leads/{id}": reads,
   "PATCH /api/v1/leads/{id}": writes,
-  "DELETE /api/v1/leads/{id}": writes
+  "DELETE /api/v1/leads/{id}": writes,
+  "POST /api/v1/leads/imports": writes,
+  "POST /api/v1/leads/bulk": writes,
+  "GET /api/v1/leads/jobs": reads,
+  "GET /api/v1/leads/jobs/{id}": reads,
+  "GET /api/v1/leads/export": reads
 }
 
 const excess = (path: string) => ({ path, message: "Expected no excess property" })

@@ -1,0 +1,130 @@
+import { parse } from "csv-parse/sync"
+import { stringify } from "csv-stringify/sync"
+import { invalidField } from "@leadline/core/Errors"
+import type { Lead } from "@leadline/core/leads/Lead"
+import { TAG_SEPARATOR } from "@leadline/core/leads/LeadImport"
+import type { ImportFile } from "@leadline/core/leads/LeadJobs"
+import type { ImportRow } from "@leadline/core/leads/LeadJob"
+import { Effect } from "effect"
+import { CSV, NDJSON } from "./LeadJobsApi.ts"
+
+/**
+ * The files of imports and exports (docs/contract.md, "Imports, exports and bulk changes"): CSV through
+ * the csv project's parser and writer (RFC 4180: quotes, commas and line breaks in cells), NDJSON one JSON
+ * object a line. A file that cannot be read at all is a 400 on `body`; a row that cannot be read is that
+ * row's error, and the rest go on.
+ */
+
+export { CSV, NDJSON }
+
+/** The media type of a Content-Type header, lower case, without its parameters. */
+export const mediaType = (contentType: string | undefined): string =>
+  (contentType ?? "").split(";", 1)[0]!.trim().toLowerCase()
+
+export const formatOf = (contentType: string | undefined): "csv" | "ndjson" | undefined => {
+  const type = mediaType(contentType)
+  return type === CSV ? "csv" : type === NDJSON ? "ndjson" : undefined
+}
+
+/** The import's body: a file of up to 64 MiB (100,000 rows of about 650 bytes), not JSON. */
+export const IMPORT_UPLOAD = {
+  path: "/api/v1/leads/imports",
+  types: [CSV, NDJSON],
+  maxBytes: 64 * 1024 * 1024
+} as const
+
+const unreadable = (message: string) => invalidField("body", message)
+
+/** Rows of a CSV file with a header row: row 1 is the header, as a spreadsheet numbers rows. */
+const readCsv = (text: string) =>
+  Effect.gen(function* () {
+    let records: Array<Array<string>>
+    try {
+      records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true })
+    } catch (error) {
+      return yield* unreadable(`not a CSV file: ${(error as Error).message}`)
+    }
+    const header = records[0]
+    if (header === undefined) return yield* unreadable("the file is empty")
+    const names = header.map((name) => name.trim())
+    const repeated = names.find((name, i) => names.indexOf(name) !== i)
+    if (repeated !== undefined) return yield* unreadable(`the header names the column "${repeated}" twice`)
+    const rows: Array<ImportRow> = []
+    for (let i = 1; i < records.length; i++) {
+      const cells = records[i]!
+      const row = i + 1
+      if (cells.length !== names.length) {
+        rows.push({ row, values: {}, problem: `the row has ${cells.length} cells, the header ${names.length}` })
+        continue
+      }
+      const values: Record<string, string> = {}
+      for (let c = 0; c < names.length; c++) values[names[c]!] = cells[c]!
+      rows.push({ row, values })
+    }
+    return { format: "csv", header: names, rows } satisfies ImportFile
+  })
+
+/** Rows of an NDJSON file: each non-empty line a JSON object, numbered by its line. */
+const readNdjson = (text: string): ImportFile => {
+  const rows: Array<ImportRow> = []
+  const lines = text.split("\n")
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim()
+    if (line === "") continue
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch {
+      rows.push({ row: i + 1, values: {}, problem: "the line is not JSON" })
+      continue
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      rows.push({ row: i + 1, values: {}, problem: "the line is not a JSON object" })
+      continue
+    }
+    rows.push({ row: i + 1, values: value as Record<string, unknown> })
+  }
+  return { format: "ndjson", rows }
+}
+
+export const read = (format: "csv" | "ndjson", text: string) =>
+  format === "csv" ? readCsv(text) : Effect.succeed(readNdjson(text))
+
+/** The columns of an exported CSV: the lead's fields, named as an import reads them. */
+export const EXPORT_COLUMNS = [
+  "id",
+  "name",
+  "phone",
+  "email",
+  "tags",
+  "status",
+  "assigned_user_id",
+  "attributes",
+  "marketing_opt_out",
+  "created_at",
+  "updated_at"
+] as const
+
+const cellsOf = (lead: Lead): ReadonlyArray<string> => [
+  lead.id,
+  lead.name,
+  lead.phone,
+  lead.email ?? "",
+  lead.tags.join(TAG_SEPARATOR),
+  lead.status,
+  lead.assigned_user_id ?? "",
+  JSON.stringify(lead.attributes),
+  lead.marketing_opt_out === null ? "" : JSON.stringify(lead.marketing_opt_out),
+  lead.created_at,
+  lead.updated_at
+]
+
+export const csvHeader = (): string => stringify([EXPORT_COLUMNS as unknown as Array<string>])
+
+export const csvRows = (leads: ReadonlyArray<Lead>): string => stringify(leads.map(cellsOf) as Array<Array<string>>)
+
+export const ndjsonRows = (leads: ReadonlyArray<Lead>): string => {
+  let out = ""
+  for (const lead of leads) out += `${JSON.stringify(lead)}\n`
+  return out
+}

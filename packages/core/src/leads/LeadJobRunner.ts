@@ -4,6 +4,7 @@ import { CurrentPrincipal } from "../auth/Principal.ts"
 import { systemPrincipal } from "../auth/SystemPrincipal.ts"
 import { emitAll, Outbox, pending } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
+import * as Versioned from "../Versioned.ts"
 import * as Loop from "../internal/loop.ts"
 import { Transactor } from "../Transactor.ts"
 import type { Lead } from "./Lead.ts"
@@ -22,6 +23,16 @@ export interface Options {
   /** The leads a bulk change reads and writes per transaction (500). */
   readonly bulkPage?: number | undefined
 }
+
+/** `lead.updated` for each lead changed, with the old values of what changed (none for a lead as it was). */
+const changeEvents = (after: ReadonlyArray<Lead>, beforeOf: (lead: Lead) => Lead | undefined) =>
+  after.flatMap((lead) => {
+    const before = beforeOf(lead)
+    const previous = before === undefined ? {} : Versioned.previousAttributes(before, lead)
+    return before === undefined || Object.keys(previous).length === 0
+      ? []
+      : [pending(LeadEvents.updated, lead, previous)]
+  })
 
 /** Another runner took the job over (this one's lease ran out): the chunk's transaction rolls back. */
 class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly jobId: string }> {}
@@ -132,7 +143,9 @@ export class LeadJobRunner extends Context.Service<LeadJobRunner, { readonly run
                   counts.failed++
                 }
                 yield* leads.updateMany(accountId, plan.updates)
-                yield* emitAll(made.map((lead) => pending(LeadEvents.created, lead))).pipe(
+                // Each lead the rows changed is `lead.updated`, as a PATCH's change is, with what it was.
+                const updated = changeEvents(plan.updates, (lead) => existing.get(lead.phone))
+                yield* emitAll([...made.map((lead) => pending(LeadEvents.created, lead)), ...updated]).pipe(
                   Effect.provideService(Outbox, outbox),
                   Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "import"))
                 )
@@ -204,7 +217,14 @@ export class LeadJobRunner extends Context.Service<LeadJobRunner, { readonly run
                   else if (LeadBulk.isError(outcome)) errors.push(outcome)
                   else changed.push(outcome)
                 }
-                if (!job.dry_run) yield* leads.updateMany(accountId, changed)
+                if (!job.dry_run) {
+                  yield* leads.updateMany(accountId, changed)
+                  const before = new Map(page.items.map((lead) => [lead.id, lead]))
+                  yield* emitAll(changeEvents(changed, (lead) => before.get(lead.id))).pipe(
+                    Effect.provideService(Outbox, outbox),
+                    Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "bulk"))
+                  )
+                }
                 const counts = {
                   read: page.items.length,
                   created: 0,

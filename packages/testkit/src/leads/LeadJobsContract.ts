@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { type AccountFixture, makeAccount, makeUser, nextPhone } from "../Fixtures.ts"
 import { call } from "../Http.ts"
+import { eventsOf } from "../events/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import type { Target } from "../TestServer.ts"
 import { createLead, readLead } from "./LeadsResource.ts"
@@ -152,7 +153,7 @@ export const contract = (context: ContractContext) =>
       expect(made.body.leads[0]).toMatchObject({ name: "Nd One", status: "qualified", assigned_user_id: userId })
     })
 
-    it("emits lead.created for each lead an import makes, as a create does, and nothing for an update", async () => {
+    it("emits lead.created for each lead an import makes and lead.updated for each it changes, as a PATCH does", async () => {
       const owner = await makeAccount(context.target, { name: "Import events" })
       const endpoint = await call(context.target, "POST", "/api/webhooks/endpoints", {
         auth: owner.ownerKey,
@@ -169,8 +170,12 @@ export const contract = (context: ContractContext) =>
       })
       expect(deliveries.status, deliveries.text).toBe(200)
       const types = deliveries.body.deliveries.map((delivery: { event_type: string }) => delivery.event_type)
-      // The single create's, then the import's two.
+      // The single create's, then the import's two (the endpoint listens for lead.created only).
       expect(types).toEqual(["lead.created", "lead.created", "lead.created"])
+      const updated = await eventsOf(context.target, owner.ownerKey, "?type=lead.updated")
+      expect(updated.events).toHaveLength(1)
+      expect(updated.events[0]!.data).toMatchObject({ id: known.id, name: "Renamed" })
+      expect(updated.events[0]!.previous_attributes).toEqual({ name: known.name })
     })
 
     it("refuses a file it cannot use with a 400 naming the parameter, and starts nothing", async () => {
@@ -308,6 +313,12 @@ export const contract = (context: ContractContext) =>
         await readLead(context.target, owner.ownerKey, cold.id)
       )
       expect((await readLead(context.target, owner.ownerKey, cold.id)).tags).toEqual(["cold"])
+      // Each change is the lead's lead.updated, with what it was.
+      const changes = await eventsOf(context.target, owner.ownerKey, "?type=lead.updated")
+      expect(changes.events.map((event) => event.data.id).sort()).toEqual(hot.map((lead) => lead.id).sort())
+      for (const event of changes.events) {
+        expect(event.previous_attributes).toEqual({ tags: ["hot", "b"], assigned_user_id: null })
+      }
 
       // Again: every lead has these values already.
       const again = await call(context.target, "POST", "/api/v1/leads/bulk", {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { definedFields } from "../Patch.ts"
 import { JsonObject, Text } from "../Text.ts"
 import { PhoneNumber } from "./Phone.ts"
 
@@ -89,6 +90,35 @@ export const CreateLead = Schema.Struct({ name: Name, phone: PhoneNumber, ...set
 export type CreateLead = typeof CreateLead.Type
 
 /** A lead as the API creates it, from a decoded body: what the body leaves out takes its default. */
+/**
+ * `current` with the fields a body sets (those given; `updated_at` now). `marketing_opt_out` set opts
+ * the lead out now, `null` opts it back in; with `keepFirstOptOut` (an import) a lead already opted
+ * out keeps its first opt-out, as a keyword's does.
+ */
+export const withChanges = (
+  current: Lead,
+  input: { readonly [K in Exclude<keyof Lead, "marketing_opt_out">]?: Lead[K] | undefined } & {
+    readonly marketing_opt_out?: SetMarketingOptOut | null | undefined
+  },
+  now: string,
+  keepFirstOptOut = false
+): Lead => {
+  const { marketing_opt_out: optOut, ...fields } = input
+  return {
+    ...current,
+    ...definedFields(fields),
+    marketing_opt_out:
+      optOut === undefined
+        ? current.marketing_opt_out
+        : optOut === null
+          ? null
+          : keepFirstOptOut && current.marketing_opt_out !== null
+            ? current.marketing_opt_out
+            : optOutFromApi(optOut, now),
+    updated_at: now
+  }
+}
+
 export const fromInput = (id: string, input: CreateLead, now: string): Lead => ({
   id,
   name: input.name,

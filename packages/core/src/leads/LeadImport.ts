@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import { issueDetails } from "../Errors.ts"
-import { definedFields } from "../Patch.ts"
 import * as NewLead from "./Lead.ts"
 import { CreateLead, type Lead } from "./Lead.ts"
 import { IMPORT_FIELDS, type ImportRow, type ImportSpec, type LeadJobCounts, type RowError } from "./LeadJob.ts"
@@ -160,18 +159,9 @@ export const plan = (
       counts.unchanged++
       continue
     }
-    const { marketing_opt_out: optOut, phone: _phone, ...fields } = input
-    const next: Lead = {
-      ...current,
-      ...definedFields(fields),
-      marketing_opt_out:
-        optOut === undefined
-          ? current.marketing_opt_out
-          : optOut === null
-            ? null
-            : (current.marketing_opt_out ?? NewLead.optOutFromApi(optOut, now)),
-      updated_at: now
-    }
+    const { phone: _phone, ...fields } = input
+    // A lead already opted out keeps its first opt-out, as a keyword's does.
+    const next = NewLead.withChanges(current, fields, now, true)
     if (same(current, next)) {
       counts.unchanged++
       continue

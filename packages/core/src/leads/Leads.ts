@@ -15,7 +15,6 @@ import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import * as LeadSearch from "./LeadSearch.ts"
 import { type LeadListMeta, LeadListQuery } from "./LeadSearch.ts"
-import { definedFields } from "../Patch.ts"
 import { Transactor } from "../Transactor.ts"
 import * as NewLead from "./Lead.ts"
 import { CreateLead, type Lead, UpdateLead } from "./Lead.ts"
@@ -151,19 +150,7 @@ export class Leads extends Context.Service<
             Effect.gen(function* () {
               const current = yield* repo.find(principal.accountId, id)
               if (current === undefined) return yield* notFound(id)
-              const now = yield* Ids.now
-              const { marketing_opt_out: optOut, ...fields } = input
-              const next: Lead = {
-                ...current,
-                ...definedFields(fields),
-                marketing_opt_out:
-                  optOut === undefined
-                    ? current.marketing_opt_out
-                    : optOut === null
-                      ? null
-                      : NewLead.optOutFromApi(optOut, now),
-                updated_at: now
-              }
+              const next = NewLead.withChanges(current, input, yield* Ids.now)
               const updated = yield* repo.update(principal.accountId, next)
               if (updated === undefined) return yield* notFound(id)
               const previous = Versioned.previousAttributes(current, updated)

@@ -239,17 +239,23 @@ describe("delivery", () => {
     await createLead()
     const requests = await endpoint.waitFor(2, 20_000)
     const [gap] = gaps(requests)
+    // A busy machine only delays an attempt: the lower bound holds under load, the upper is far from 5 min.
     expect(gap).toBeGreaterThan(4.8)
-    expect(gap).toBeLessThan(5 + 3)
+    expect(gap).toBeLessThan(5 + 30)
+    // The log reads a delivery and its attempts in two statements: it may show the second attempt beside
+    // the row as it was before it, so it is read until the row has moved on too.
     const [delivery] = await until(
       () => deliveriesOf(registered.body.id),
-      (list) => list[0]?.attempts.length === 2
+      (list) =>
+        list[0]?.attempts.length === 2 &&
+        list[0].next_attempt_at !== null &&
+        Date.parse(list[0].next_attempt_at) > requests[1]!.receivedAt + 1_000
     )
     expect(delivery!.status).toBe("pending")
     // The third attempt is five minutes after the second (the seed's schedule would have given up after 4 s more).
     const wait = Date.parse(delivery!.next_attempt_at!) - requests[1]!.receivedAt
     expect(wait).toBeGreaterThan(299_000)
-    expect(wait).toBeLessThan(302_000)
+    expect(wait).toBeLessThan(330_000)
   })
 
   it("treats a 302 as a failure and does not follow it", async () => {

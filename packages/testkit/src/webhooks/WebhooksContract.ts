@@ -57,7 +57,9 @@ export const contract = (context: ContractContext) =>
 
     it.each([
       [{ retry_policy: "daily" }, "retry_policy"],
-      [{ url: "http://10.0.0.1/hook" }, "url"],
+      // Refused whatever WEBHOOK_ALLOW_PRIVATE_URLS says (a live target may allow private receivers).
+      [{ url: "https://user:secret@hooks.example.com/hook" }, "url"],
+      [{ url: "ftp://hooks.example.com/hook" }, "url"],
       [{ url: "not a url" }, "url"],
       [{ events: [] }, "events"],
       [{ events: ["lead.created", "lead.created"] }, "events"],

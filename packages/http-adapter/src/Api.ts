@@ -18,7 +18,7 @@ import { MessagesApi } from "./messages/MessagesApi.ts"
 import { MediaApi } from "./messages/MediaApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
-import { EventsApi } from "./events/EventsApi.ts"
+import { EventsApi } from "./eventlog/EventsApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")

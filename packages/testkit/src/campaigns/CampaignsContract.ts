@@ -6,7 +6,7 @@ import { createChannel } from "../channels/ChannelsResource.ts"
 import { makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { forbidden, listAll, until } from "../internal/wire.ts"
-import { eventsOf } from "../events/EventsResource.ts"
+import { eventsOf } from "../eventlog/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { CAMPAIGN_TEMPLATE, createCampaign, makeLeads, makeQueuedCampaign, readCampaign } from "./CampaignsResource.ts"
 

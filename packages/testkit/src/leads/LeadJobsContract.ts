@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { type AccountFixture, makeAccount, makeUser, nextPhone } from "../Fixtures.ts"
 import { call } from "../Http.ts"
-import { eventsOf } from "../events/EventsResource.ts"
+import { eventsOf } from "../eventlog/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import type { Target } from "../TestServer.ts"
 import { createLead, readLead } from "./LeadsResource.ts"

@@ -5,7 +5,7 @@ import { makeConversation, postWebhook } from "../conversations/ConversationsRes
 import { makeAccount } from "../Fixtures.ts"
 import { call } from "../Http.ts"
 import { listAll, until } from "../internal/wire.ts"
-import { eventsOf } from "../events/EventsResource.ts"
+import { eventsOf } from "../eventlog/EventsResource.ts"
 import type { ContractContext } from "../Slice.ts"
 import { OPT_OUTS_PATH, readOptOuts } from "./OptOutsResource.ts"
 

@@ -1,8 +1,9 @@
 import { Effect, Layer, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 import { Attempt, Delivery, Endpoint } from "@leadline/core/webhooks/Webhook"
 import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
-import { isUuid, orDie, Timestamp } from "../internal/store.ts"
+import { isUuid, json, orDie, Timestamp } from "../internal/store.ts"
 import { DELIVERIES_CHANNEL } from "../Notifications.ts"
 
 // Rows described by Schema: the webhook routes are not benchmarked, so a decode that checks each row costs nothing that counts.
@@ -21,45 +22,46 @@ const DeliveryRow = Schema.Struct({
   updated_at: Timestamp
 })
 
-const AttemptRow = Schema.Struct({ delivery_id: Schema.String, ...Attempt.fields, attempted_at: Timestamp })
-
 const decodeEndpoints = Schema.decodeUnknownEffect(Schema.Array(EndpointRow))
 const decodeDeliveries = Schema.decodeUnknownEffect(Schema.Array(DeliveryRow))
-const decodeAttempts = Schema.decodeUnknownEffect(Schema.Array(AttemptRow))
+const decodeAttemptLists = Schema.decodeUnknownEffect(Schema.Array(Schema.Array(Attempt)))
 
 export const layer = Layer.effect(
   WebhooksRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Deliveries with their attempts, in one extra query for the whole page. */
-    const withAttempts = (rows: ReadonlyArray<typeof DeliveryRow.Type>) =>
-      Effect.gen(function* () {
-        const attempts =
-          rows.length === 0
-            ? []
-            : yield* sql`
-                SELECT * FROM webhook_attempts
-                WHERE delivery_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(rows.map((r) => r.id))}::jsonb))
-                ORDER BY delivery_id, number`.pipe(Effect.flatMap(decodeAttempts))
-        const byDelivery = new Map<string, Array<Attempt>>()
-        for (const { delivery_id, ...attempt } of attempts) {
-          const list = byDelivery.get(delivery_id) ?? []
-          list.push(attempt)
-          byDelivery.set(delivery_id, list)
-        }
-        return rows.map((row): Delivery => ({ ...row, attempts: byDelivery.get(row.id) ?? [] }))
-      })
+    /**
+     * Deliveries with their attempts in one statement: one snapshot sees a delivery's status and
+     * its attempts together, where two reads could show a fourth attempt beside the status the
+     * delivery had before it.
+     */
+    const selectDeliveries = (where: Statement.Fragment, tail: Statement.Fragment) =>
+      sql`SELECT d.*, coalesce((
+                SELECT jsonb_agg(jsonb_build_object(
+                         'number', a.number,
+                         'attempted_at', to_char(a.attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                         'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error)
+                       ORDER BY a.number)
+                FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempts
+          FROM webhook_deliveries d WHERE ${where} ${tail}`.pipe(
+        Effect.flatMap((rows) =>
+          decodeDeliveries(rows).pipe(
+            Effect.flatMap((deliveries) =>
+              decodeAttemptLists(rows.map((row) => json(row.attempts))).pipe(
+                Effect.map((attempts) =>
+                  deliveries.map((delivery, i): Delivery => ({ ...delivery, attempts: attempts[i] ?? [] }))
+                )
+              )
+            )
+          )
+        )
+      )
 
     const findDelivery = (accountId: string, id: string) =>
-      orDie(
-        Effect.flatMap(
-          sql`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid AND id = ${id}`.pipe(
-            Effect.flatMap(decodeDeliveries)
-          ),
-          withAttempts
-        )
-      ).pipe(Effect.map(([delivery]) => delivery))
+      orDie(selectDeliveries(sql`d.account_id = ${accountId}::uuid AND d.id = ${id}`, sql``)).pipe(
+        Effect.map(([delivery]) => delivery)
+      )
 
     return WebhooksRepo.of({
       insertEndpoint: (endpoint) =>
@@ -140,10 +142,9 @@ export const layer = Layer.effect(
         const status = filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`
         return orDie(
           Effect.all([
-            sql`SELECT * FROM webhook_deliveries WHERE account_id = ${accountId}::uuid ${endpoint} ${status}
-                               ORDER BY created_at DESC, id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`.pipe(
-              Effect.flatMap(decodeDeliveries),
-              Effect.flatMap(withAttempts)
+            selectDeliveries(
+              sql`d.account_id = ${accountId}::uuid ${endpoint} ${status}`,
+              sql`ORDER BY d.created_at DESC, d.id DESC LIMIT ${page.limit}::int OFFSET ${page.offset}::int`
             ),
             sql<{ total: number }>`SELECT count(*)::int AS total FROM webhook_deliveries
                                    WHERE account_id = ${accountId}::uuid ${endpoint} ${status}`

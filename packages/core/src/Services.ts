@@ -10,6 +10,7 @@ import { Idempotency } from "./idempotency/Idempotency.ts"
 import * as Slices from "./Slices.ts"
 import { Events } from "./eventlog/Events.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
+import { EndpointHealth } from "./webhooks/EndpointHealth.ts"
 
 type SliceLayers = Slices.All[number]["layer"]
 type Hooks = NonNullable<Slices.All[number]["hooks"]>[number]
@@ -44,6 +45,7 @@ export const layer = Layer.mergeAll(
   Identity.layer,
   Idempotency.layer,
   Webhooks.layer,
+  EndpointHealth.layer,
   Events.layer,
   Analytics.layer,
   slices

@@ -20,10 +20,13 @@ export const query = async <A = Record<string, unknown>>(url: string, text: stri
   }
 }
 
-/** A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it. */
+/**
+ * A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it.
+ * BENCH_DB_PREFIX names it (leadline_bench_ unless set), so runs sharing a server keep theirs apart.
+ */
 export const freshDatabase = async (label = "") => {
   const admin = serverUrl()
-  const name = `leadline_bench_${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
+  const name = `${process.env.BENCH_DB_PREFIX ?? "leadline_bench_"}${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
   await query(admin, `CREATE DATABASE ${name}`)
   return {
     name,

@@ -47,6 +47,11 @@ export class WebhooksRepo extends Context.Service<
      * Disables the endpoint, pausing its pending deliveries, when it is enabled and has failed every
      * attempt since `failingBefore` or earlier; the endpoint as disabled, or undefined when it was not.
      */
+    /**
+     * Deletes up to `limit` events recorded before the event id `before` (a ULID floor, so by time),
+     * with their deliveries and attempts, skipping any event a delivery still waits for; how many.
+     */
+    readonly purgeEventsBefore: (before: string, limit: number) => Effect.Effect<number>
     readonly disableFailing: (
       endpointId: string,
       failingBefore: string,

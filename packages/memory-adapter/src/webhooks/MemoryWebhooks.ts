@@ -254,6 +254,22 @@ export const layer = Layer.effectContext(
             return requeued
           })
         ),
+      purgeEventsBefore: (before, limit) =>
+        atomically((tx) => {
+          // Paused deliveries are pending too (without a next attempt, so not in the worker's index).
+          const waiting = new Set(
+            [...deliveries.rows()].filter((delivery) => delivery.status === "pending").map((d) => d.eventId)
+          )
+          const old = [...events.rows()]
+            .filter((event) => event.id < before && !waiting.has(event.id))
+            .sort((a, b) => (a.id < b.id ? -1 : 1))
+            .slice(0, limit)
+          const gone = new Set(old.map((event) => event.id))
+          for (const delivery of [...deliveries.rows()])
+            if (gone.has(delivery.eventId)) deliveries.remove(tx, delivery.id)
+          for (const event of old) events.remove(tx, event.id)
+          return old.length
+        }),
       disableFailing: (endpointId, failingBefore, at) =>
         atomically((tx) => {
           const endpoint = endpoints.get(endpointId)

@@ -186,6 +186,26 @@ export const layer = Layer.effect(
                 SELECT (SELECT count(*)::int FROM requeued) AS requeued, EXISTS (SELECT 1 FROM endpoint) AS found`
             ).pipe(Effect.map(([row]) => (row?.found ? (row.requeued ?? 0) : undefined)))
           : Effect.succeed(undefined),
+      // One statement: the foreign keys are checked at its end, when all three are gone. The range on
+      // the events' primary key (ULIDs sort by time) finds the old ones without an index of their own.
+      purgeEventsBefore: (before, limit) =>
+        orDie(
+          sql<{ purged: number }>`
+            WITH old AS (
+              SELECT e.id FROM events e
+              WHERE e.id < ${before}
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+              ORDER BY e.id LIMIT ${limit}::int
+            ), attempts AS (
+              DELETE FROM webhook_attempts a USING webhook_deliveries d, old
+              WHERE d.event_id = old.id AND a.delivery_id = d.id
+            ), deliveries AS (
+              DELETE FROM webhook_deliveries d USING old WHERE d.event_id = old.id
+            ), purged AS (
+              DELETE FROM events e USING old WHERE e.id = old.id RETURNING 1
+            )
+            SELECT count(*)::int AS purged FROM purged`
+        ).pipe(Effect.map(([row]) => row?.purged ?? 0)),
       // One statement (no transaction of its own): it runs inside the caller's unit of work, with its event.
       disableFailing: (endpointId, failingBefore, at) =>
         orDie(

@@ -1,0 +1,3 @@
+import { eventRetention } from "./EventRetention.ts"
+
+eventRetention("memory", false)

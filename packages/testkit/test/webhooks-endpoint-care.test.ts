@@ -10,15 +10,10 @@ import * as TestServer from "../src/TestServer.ts"
 /**
  * Keeping an endpoint (docs/contract.md, "Webhooks"): rotating its secret with an overlap in which
  * deliveries carry both signatures, requeueing its failed deliveries, and disabling one that fails
- * every attempt for too long. On the memory stores and on SQL (PostgreSQL when TEST_DATABASE_URL is
- * set, PGlite otherwise), each with the worker inside the server and a real receiver.
+ * every attempt for too long. On memory, PGlite and PostgreSQL (TestDatabase.STORES), each with the
+ * worker inside the server and a real receiver.
  */
-const stores = [
-  { name: "memory", database: false },
-  { name: "sql", database: true }
-] as const
-
-describe.each(stores)("webhook endpoints kept over time, on $name", ({ database: usesDatabase }) => {
+describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name", ({ database: options }) => {
   let database: TestDatabase.TestDatabase | undefined
   let server: TestServer.Running
   let receiver: MockReceiver.MockReceiver
@@ -26,7 +21,7 @@ describe.each(stores)("webhook endpoints kept over time, on $name", ({ database:
   let paths = 0
 
   beforeAll(async () => {
-    database = usesDatabase ? await TestDatabase.make() : undefined
+    database = options === undefined ? undefined : await TestDatabase.make(options)
     server = await TestServer.start({
       ...(database === undefined ? {} : { app: SqlApp.layer(database.config) }),
       webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "100 millis", disableAfter: "1 hour" } }

@@ -9,20 +9,17 @@ import * as TestServer from "../src/TestServer.ts"
 /**
  * A receiver down for ten minutes, on the `extended` retry policy (docs/contract.md, "Webhooks"):
  * the server's clock is moved through the outage rather than waited out. Every event reaches the
- * receiver once it is back, each delivered once and each lead's in the order they happened. On the
- * memory stores and on SQL (PostgreSQL when TEST_DATABASE_URL is set, PGlite otherwise).
+ * receiver once it is back, each delivered once and each lead's in the order they happened. On
+ * memory, PGlite and PostgreSQL (TestDatabase.STORES).
  */
-describe.each([
-  { name: "memory", usesDatabase: false },
-  { name: "sql", usesDatabase: true }
-])("on $name", ({ usesDatabase }) => {
+describe.each(TestDatabase.STORES)("on $name", ({ database: options }) => {
   let database: TestDatabase.TestDatabase | undefined
   let server: TestServer.Running
   let receiver: MockReceiver.MockReceiver
   let account: AccountFixture
 
   beforeAll(async () => {
-    database = usesDatabase ? await TestDatabase.make() : undefined
+    database = options === undefined ? undefined : await TestDatabase.make(options)
     server = await TestServer.start({
       ...(database === undefined ? {} : { app: SqlApp.layer(database.config) }),
       webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "100 millis" } }

@@ -9,19 +9,19 @@ import * as TestServer from "../../src/TestServer.ts"
 /**
  * The event log keeps 30 days (docs/contract.md, "Events"): older events go, with their deliveries
  * and attempts, except one a delivery still waits for. The server's clock is moved past the 30 days.
- * Each store runs in a file of its own (`event-retention.memory.test.ts`, `….sql.test.ts`): ids are
+ * Each of TestDatabase.STORES runs in a file of its own (`event-retention.*.test.ts`): ids are
  * minted from a process-wide monotonic clock, and a second server in the process would make its ids
  * from the first one's moved clock.
  */
-export const eventRetention = (name: string, usesDatabase: boolean) =>
-  describe(`events past their 30 days, on ${name}`, () => {
+export const eventRetention = (store: (typeof TestDatabase.STORES)[number]) =>
+  describe(`events past their 30 days, on ${store.name}`, () => {
     let database: TestDatabase.TestDatabase | undefined
     let server: TestServer.Running
     let receiver: MockReceiver.MockReceiver
     let account: AccountFixture
 
     beforeAll(async () => {
-      database = usesDatabase ? await TestDatabase.make() : undefined
+      database = store.database === undefined ? undefined : await TestDatabase.make(store.database)
       server = await TestServer.start({
         ...(database === undefined ? {} : { app: SqlApp.layer(database.config) }),
         webhooks: { allowPrivateUrls: true, workerOptions: { pollInterval: "100 millis" } },

@@ -1,3 +1,4 @@
+import { STORES } from "../../src/TestDatabase.ts"
 import { eventRetention } from "./EventRetention.ts"
 
-eventRetention("memory", false)
+eventRetention(STORES[0])

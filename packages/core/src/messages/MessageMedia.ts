@@ -4,7 +4,8 @@ import { NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Tracing from "../Tracing.ts"
 import { MediaNotStored } from "../Errors.ts"
 import { keyOf, MediaStore, type StoredMedia } from "./MediaStore.ts"
-import { inboundMedia } from "./Message.ts"
+import { inboundMedia, sentMedia } from "./Message.ts"
+import { UploadedMediaRepo } from "./UploadedMediaRepo.ts"
 import { MessagesRepo } from "./MessagesRepo.ts"
 
 /** A kept file with the tag a client caches it by: its SHA-256, hex. */
@@ -13,8 +14,9 @@ export interface MediaFile extends StoredMedia {
 }
 
 /**
- * Reading a message's kept file (docs/contract-messaging.md §5.8), as reading the message is
- * (`messages.view`): an unknown message or one without a file is 404, a file not kept is 409.
+ * Reading a message's file (docs/contract-messaging.md §5.8, §5.9), as reading the message is
+ * (`messages.view`): what WhatsApp delivered once kept, or the upload an outbound message sent. An
+ * unknown message, one without a file, or one sent by link is 404; an inbound file not kept is 409.
  */
 export class MessageMedia extends Context.Service<
   MessageMedia,
@@ -29,12 +31,22 @@ export class MessageMedia extends Context.Service<
     Effect.gen(function* () {
       const repo = yield* MessagesRepo
       const store = yield* MediaStore
+      const uploads = yield* UploadedMediaRepo
       const get = Effect.fnUntraced(function* (messageId: string) {
         const principal = yield* authorize("messages.view")
         const message = yield* repo.find(principal.accountId, messageId)
         // Another account's message reads as an unknown one, as on GET /api/v1/messages/{id}.
         if (message === undefined) return yield* new NotFound({ resource: "message", id: messageId })
-        // An outbound file is read at GET /api/v1/media/{id}; this route serves what WhatsApp delivered.
+        // An outbound file sent from an upload: the uploaded bytes (a file sent by link was never here).
+        const sent = sentMedia(message)
+        if (sent !== null) {
+          const upload = sent.media_id === null ? undefined : yield* uploads.find(principal.accountId, sent.media_id)
+          const bytes = upload === undefined ? undefined : yield* store.get(keyOf(principal.accountId, upload.id))
+          if (upload === undefined || bytes === undefined) {
+            return yield* new NotFound({ resource: "message media", id: messageId })
+          }
+          return { ...bytes, sha256: upload.sha256 }
+        }
         const media = inboundMedia(message)
         if (media === null) return yield* new NotFound({ resource: "message media", id: messageId })
         if (media.state !== "stored") {

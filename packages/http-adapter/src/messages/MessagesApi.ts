@@ -35,7 +35,7 @@ export class MessagesApi extends HttpApiGroup.make("messages")
       OpenApi.annotations({
         summary: "Get a message's file",
         description:
-          "The bytes of an inbound image, audio, video, document or sticker, once kept (`media.state` is `stored`). 404 for an unknown message or one without a file; 409 `media_not_stored` while it is `pending` or when it `failed`. Needs `conversations:read` or `messages:send`."
+          "The bytes of an inbound image, audio, video, document or sticker, once kept (`media.state` is `stored`), or of an outbound file sent from an upload (`POST /api/v1/media`). 404 for an unknown message, one without a file, or one sent by `link`; 409 `media_not_stored` while an inbound file is `pending` or when it `failed`. Needs `conversations:read` or `messages:send`."
       })
     ),
     Idempotent.create("send", "/", { payload: SendToLead, success: Message, error: SEND_ERRORS }).annotateMerge(

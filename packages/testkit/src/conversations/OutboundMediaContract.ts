@@ -152,6 +152,16 @@ export const contract = (context: ContractContext) => {
         expect(settled.status, JSON.stringify(settled.error)).not.toBe("failed")
         expect(settled.external_id).not.toBeNull()
       }
+      // The thread shows what was sent: the upload's bytes, tagged by their SHA-256; a link was never here.
+      const file = await fetch(`${context.target.baseUrl}/api/v1/messages/${sent.body.id}/media`, {
+        headers: { authorization: `Bearer ${key}` }
+      })
+      expect(file.status).toBe(200)
+      expect(file.headers.get("content-type")).toBe("image/png")
+      expect(file.headers.get("etag")).toBe(`"${image.body.sha256}"`)
+      expect(new Uint8Array(await file.arrayBuffer())).toEqual(pngFile(2048, "look.png").bytes)
+      const byLink = await call(context.target, "GET", `/api/v1/messages/${linked.body.id}/media`, { auth: key })
+      expect(byLink.status).toBe(404)
     })
 
     it("refuses every bad file send with a 400 naming the field, and stores and counts nothing", async () => {

@@ -26,6 +26,14 @@ import { type TemplateFilter, TemplatesRepo } from "./TemplatesRepo.ts"
 
 type Needs = CurrentPrincipal
 
+/** The fields Meta's webhooks and syncs move. */
+const pick = (template: MessageTemplate) => ({
+  status: template.status,
+  quality: template.quality,
+  category: template.category,
+  rejected_reason: template.rejected_reason
+})
+
 const providerError = (error: TemplateGraphError) =>
   new WhatsAppProviderError({ message: error.message, providerCode: error.providerCode })
 
@@ -92,9 +100,13 @@ export class Templates extends Context.Service<
           return (yield* repo.find(principal.accountId, id)) ?? (yield* new NotFound({ resource: "template", id }))
         }, Tracing.span("Templates.get"))
 
-        /** `template.updated` in the template's account when a field changed; whether one did. */
+        /**
+         * `template.updated` in the template's account when Meta's word on it changed (its status,
+         * quality, category or rejection); whether it did. Only those fields are compared: a sync
+         * hands back the components as Graph spells them, which is no change of the template.
+         */
         const emitChange = (accountId: string, before: MessageTemplate, after: MessageTemplate) => {
-          const previous = Versioned.previousAttributes(before, after)
+          const previous = Versioned.previousAttributes(pick(before), pick(after))
           if (Object.keys(previous).length === 0) return Effect.succeed(false)
           return emit(TemplateEvents.updated, after, previous).pipe(
             Effect.provideService(Outbox, outbox),

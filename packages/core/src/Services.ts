@@ -9,6 +9,7 @@ import { KeyIssuer } from "./auth/KeyIssuer.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
 import * as Slices from "./Slices.ts"
 import { Events } from "./eventlog/Events.ts"
+import { EventStream } from "./eventlog/EventStream.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 
 type SliceLayers = Slices.All[number]["layer"]
@@ -45,6 +46,7 @@ export const layer = Layer.mergeAll(
   Idempotency.layer,
   Webhooks.layer,
   Events.layer,
+  EventStream.layer,
   Analytics.layer,
   slices
 )

@@ -1,0 +1,47 @@
+import { Effect, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { EventStream, type StreamItem } from "@leadline/core/eventlog/EventStream"
+import { Api } from "../Api.ts"
+import { wire } from "../ErrorMapping.ts"
+
+const encoder = new TextEncoder()
+
+/** The SSE wire of one item (docs/contract.md, "Stream"). */
+const frame = (item: StreamItem): string => {
+  switch (item._tag) {
+    case "Event":
+      return `id: ${item.event.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event)}\n\n`
+    case "Heartbeat":
+      return ": heartbeat\n\n"
+    case "Reset":
+      return `event: reset\ndata: ${JSON.stringify({ reason: "too_far_behind", last_event_id: item.lastEventId })}\n\n`
+  }
+}
+
+/** The opening comment: sends the headers at once, so a client knows the stream is open before any event. */
+const OPEN = ": open\n\n"
+
+export const layer = HttpApiBuilder.group(
+  Api,
+  "stream",
+  Effect.fnUntraced(function* (handlers) {
+    const events = yield* EventStream
+    return handlers.handle("open", ({ query, headers }) =>
+      wire(events.open(query, headers["last-event-id"])).pipe(
+        Effect.map((items) =>
+          HttpServerResponse.stream(
+            Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)).pipe(
+              Stream.map((text) => encoder.encode(text))
+            ),
+            {
+              contentType: "text/event-stream",
+              // Proxies must pass each message on as it comes (nginx buffers unless told not to).
+              headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+            }
+          )
+        )
+      )
+    )
+  })
+)

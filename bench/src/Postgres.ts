@@ -23,7 +23,9 @@ export const query = async <A = Record<string, unknown>>(url: string, text: stri
 /** A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it. */
 export const freshDatabase = async (label = "") => {
   const admin = serverUrl()
-  const name = `leadline_bench_${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
+  // BENCH_DATABASE_PREFIX: for a shared server where each user keeps to names of their own.
+  const prefix = process.env.BENCH_DATABASE_PREFIX ?? "leadline_bench_"
+  const name = `${prefix}${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
   await query(admin, `CREATE DATABASE ${name}`)
   return {
     name,

@@ -158,7 +158,9 @@ const main = async () => {
       ""
     ]
     writeFileSync(join(here, "STREAM.md"), lines.join("\n"))
-    log(`p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, missing ${missing}; API p99 ${fixed(aloneP99)} → ${fixed(withP99)} ms`)
+    log(
+      `p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, missing ${missing}; API p99 ${fixed(aloneP99)} → ${fixed(withP99)} ms`
+    )
   } finally {
     for (const stream of streams) stream.close()
     await server.stop()

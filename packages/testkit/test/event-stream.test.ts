@@ -195,6 +195,20 @@ for (const [name, wire] of wirings) {
   })
 }
 
+describe("GET /api/v1/stream when its server shuts down", () => {
+  it("ends at once rather than holding the shutdown for its grace period", async () => {
+    const server = await TestServer.start()
+    const account = await makeAccount(server)
+    const stream = await StreamReader.open(server, account.ownerKey)
+    expect(stream.status).toBe(200)
+    await stream.until((frame) => frame.comment === "open")
+    const started = Date.now()
+    await server.close()
+    await stream.ended
+    expect(Date.now() - started).toBeLessThan(5_000)
+  }, 30_000)
+})
+
 describe("GET /api/v1/stream on two servers over one PostgreSQL database", () => {
   const postgres = process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== ""
   let database: TestDatabase.TestDatabase

@@ -129,6 +129,13 @@ export class EventStream extends Context.Service<
         }
       })
 
+      // At shutdown every stream ends (a client reconnects elsewhere with its last id), so the
+      // server's close does not wait on connections that would never end by themselves.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const set of byAccount.values()) for (const subscriber of set) Queue.endUnsafe(subscriber.queue)
+        })
+      )
       const wakeup = yield* feed.wakeups
       yield* Effect.forkScoped(
         Effect.gen(function* () {

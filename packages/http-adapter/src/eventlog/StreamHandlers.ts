@@ -1,9 +1,10 @@
 import { Effect, Stream } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { EventStream, type StreamItem } from "@leadline/core/eventlog/EventStream"
 import { Api } from "../Api.ts"
 import { wire } from "../ErrorMapping.ts"
+import * as NodeServer from "../NodeServer.ts"
 
 const encoder = new TextEncoder()
 
@@ -28,20 +29,23 @@ export const layer = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const events = yield* EventStream
     return handlers.handle("open", ({ query, headers }) =>
-      wire(events.open(query, headers["last-event-id"])).pipe(
-        Effect.map((items) =>
-          HttpServerResponse.stream(
-            Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)).pipe(
-              Stream.map((text) => encoder.encode(text))
-            ),
-            {
-              contentType: "text/event-stream",
-              // Proxies must pass each message on as it comes (nginx buffers unless told not to).
-              headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-            }
-          )
+      Effect.gen(function* () {
+        const items = yield* wire(events.open(query, headers["last-event-id"]))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return HttpServerResponse.stream(
+          Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)).pipe(
+            // A server shutting down ends its streams at once: clients reconnect elsewhere with their last id.
+            Stream.interruptWhen(NodeServer.closing(request)),
+            Stream.map((text) => encoder.encode(text))
+          ),
+          {
+            contentType: "text/event-stream",
+            // Proxies must pass each message on as it comes (nginx buffers unless told not to); the
+            // connection is the stream's alone, so it closes with it.
+            headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
+          }
         )
-      )
+      })
     )
   })
 )

@@ -1,6 +1,8 @@
 import { connect } from "node:net"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
+import { Effect, Stream } from "effect"
+import * as Client from "@leadline/http-adapter/Client"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeConversation } from "../src/conversations/ConversationsResource.ts"
@@ -102,6 +104,26 @@ for (const [name, wire] of wirings) {
       })
       expect(forbidden.status).toBe(403)
       for (const stream of [all, leads, conversations, onlyLeads]) stream.close()
+    })
+
+    it("is read by the typed client: each message decoded to its type and envelope", async () => {
+      const account = await makeAccount(staged.server)
+      const first = await createLead(staged.server, account.ownerKey)
+      const second = await createLead(staged.server, account.ownerKey)
+      const firstEvent = (await eventsOf(staged.server, account.ownerKey, "?type=lead.created")).events.find(
+        (event) => event.data.id === first.id
+      )!
+      const messages = await Effect.runPromise(
+        Effect.gen(function* () {
+          const client = yield* Client.makeWithFetch({ baseUrl: staged.server.baseUrl, apiKey: account.ownerKey })
+          const stream = yield* client.stream.open({ query: { last_event_id: firstEvent.id }, headers: {} })
+          return yield* Stream.runCollect(Stream.take(stream, 1))
+        }).pipe(Effect.scoped)
+      )
+      expect(messages).toHaveLength(1)
+      const [message] = messages as unknown as Array<{ id: string; event: string; data: { data: { id: string } } }>
+      expect(message!.event).toBe("lead.created")
+      expect(message!.data.data.id).toBe(second.id)
     })
 
     it("resumes after Last-Event-ID (or last_event_id) with nothing lost and nothing twice", async () => {

@@ -217,6 +217,23 @@ for (const [name, wire] of wirings) {
   })
 }
 
+describe("GET /api/v1/stream and the request deadline", () => {
+  it("outlives LEADLINE_REQUEST_TIMEOUT_SECONDS: the deadline is for the answer's head", async () => {
+    const server = await TestServer.start({ requestTimeoutSeconds: 1, stream: { heartbeatMillis: 200 } })
+    try {
+      const account = await makeAccount(server)
+      const stream = await StreamReader.open(server, account.ownerKey)
+      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      const lead = await createLead(server, account.ownerKey)
+      await stream.until((frame) => frame.data?.includes(lead.id) === true)
+      expect(stream.frames.filter((frame) => frame.comment === "heartbeat").length).toBeGreaterThanOrEqual(5)
+      stream.close()
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+})
+
 describe("GET /api/v1/stream when its server shuts down", () => {
   it("ends at once rather than holding the shutdown for its grace period", async () => {
     const server = await TestServer.start()

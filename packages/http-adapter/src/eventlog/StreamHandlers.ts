@@ -8,20 +8,34 @@ import * as NodeServer from "../NodeServer.ts"
 
 const encoder = new TextEncoder()
 
+const HEARTBEAT = encoder.encode(": heartbeat\n\n")
+
+/** An event's SSE message, made once per event: the fan-out hands every stream the same envelope object. */
+const messages = new WeakMap<object, Uint8Array>()
+
 /** The SSE wire of one item (docs/contract.md, "Stream"). */
-const frame = (item: StreamItem): string => {
+const frame = (item: StreamItem): Uint8Array => {
   switch (item._tag) {
-    case "Event":
-      return `id: ${item.event.id}\nevent: ${item.event.type}\ndata: ${JSON.stringify(item.event)}\n\n`
+    case "Event": {
+      let message = messages.get(item.event)
+      if (message === undefined) {
+        const { id, type } = item.event
+        message = encoder.encode(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(item.event)}\n\n`)
+        messages.set(item.event, message)
+      }
+      return message
+    }
     case "Heartbeat":
-      return ": heartbeat\n\n"
+      return HEARTBEAT
     case "Reset":
-      return `event: reset\ndata: ${JSON.stringify({ reason: "too_far_behind", last_event_id: item.lastEventId })}\n\n`
+      return encoder.encode(
+        `event: reset\ndata: ${JSON.stringify({ reason: "too_far_behind", last_event_id: item.lastEventId })}\n\n`
+      )
   }
 }
 
 /** The opening comment: sends the headers at once, so a client knows the stream is open before any event. */
-const OPEN = ": open\n\n"
+const OPEN = encoder.encode(": open\n\n")
 
 export const layer = HttpApiBuilder.group(
   Api,
@@ -35,8 +49,7 @@ export const layer = HttpApiBuilder.group(
         return HttpServerResponse.stream(
           Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)).pipe(
             // A server shutting down ends its streams at once: clients reconnect elsewhere with their last id.
-            Stream.interruptWhen(NodeServer.closing(request)),
-            Stream.map((text) => encoder.encode(text))
+            Stream.interruptWhen(NodeServer.closing(request))
           ),
           {
             contentType: "text/event-stream",

@@ -8,11 +8,13 @@ import { EVENTS_CHANNEL, Notifications } from "../Notifications.ts"
 
 /**
  * The outbox's table (`events`) in commit order, with no column of its own: an event's place is
- * the transaction that wrote it (the row's `xmin`), then its id. Only what every transaction older
- * than the oldest one still running wrote is read (`pg_snapshot_xmin` of the reader's snapshot): a
- * transaction that commits later has a younger xid than that horizon, so a reader that has passed a
- * place never misses a late commit. xids are compared by `age()` (their distance back from now), so
- * their wrapping at 2^32 does not matter within the log's 30 days.
+ * the transaction that wrote it (the row's `xmin`), then its id. Only what transactions older than
+ * the oldest one still running wrote is read (the horizon, from the reader's own snapshot): a
+ * transaction that commits later has a younger xid than that, so a reader that has passed a place
+ * never misses a late commit. A transaction of another database on the same server cannot write
+ * here, so it does not hold the horizon back (when `pg_stat_activity` shows whose it is). xids
+ * are compared by `age()` (their distance back from now), so their wrapping at 2^32 does not
+ * matter within the log's 30 days.
  *
  * Every scan is bounded below by the id's time (the primary key, or `events_account_newest`): an
  * event whose transaction commits more than `COMMIT_SLACK_MILLIS` after its id was made is still
@@ -52,8 +54,21 @@ export const layer = Layer.effect(
       return sql`(age(xmin) > age(${xid}::xid) OR (xmin = ${xid}::xid AND id <= ${id}))`
     }
 
+    /**
+     * The oldest xid in progress in this statement's snapshot, else the next one to be given out;
+     * skipping those pg_stat_activity shows in another database (one it no longer shows is kept:
+     * it may have been ours, and had not committed when the snapshot was taken).
+     */
+    const horizonXid = sql`(WITH s AS (SELECT pg_current_snapshot() AS snap)
+      SELECT COALESCE(
+        (SELECT x FROM s, pg_snapshot_xip(s.snap) AS x
+          WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                            WHERE a.backend_xid = x::xid AND a.datname <> current_database())
+          ORDER BY x LIMIT 1),
+        (SELECT pg_snapshot_xmax(snap) FROM s))::xid)`
+
     return EventFeed.of({
-      head: orDie(sql<{ horizon: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::xid::text AS horizon`).pipe(
+      head: orDie(sql<{ horizon: string }>`SELECT ${horizonXid}::text AS horizon`).pipe(
         Effect.map(([row]) => `${row!.horizon}/`)
       ),
       next: (position, limit) =>
@@ -61,7 +76,7 @@ export const layer = Layer.effect(
           const floor = Ids.floorAt("evt", (yield* Clock.currentTimeMillis) - COMMIT_SLACK_MILLIS)
           const rows = yield* orDie(
             sql<{ horizon: string; pending: boolean } & { [K in keyof Row]: Row[K] | null }>`
-              WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot())::xid AS x)
+              WITH h AS (SELECT ${horizonXid} AS x)
               SELECT h.x::text AS horizon, e.payload, e.xid, e.id,
                      EXISTS (SELECT 1 FROM events p WHERE p.id > ${floor} AND age(p.xmin) <= age(h.x)) AS pending
               FROM h LEFT JOIN LATERAL (

@@ -58,6 +58,8 @@ const CLOSING = "leadline:closing"
  * flight, and a response that never ends by itself (an event stream) must hear of it to end.
  */
 const announceClosing = (server: Server): Server => {
+  // One listener per open stream: thousands are expected, not a leak.
+  server.setMaxListeners(0)
   const close = server.close.bind(server)
   server.close = (callback) => {
     server.emit(CLOSING)

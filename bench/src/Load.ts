@@ -25,12 +25,14 @@ export interface LoadOptions {
   readonly seconds: number
   /** Requests per second offered over all connections (an open load); unset: as fast as answered. */
   readonly rate?: number | undefined
+  /** Ends the run early when it settles (a load that lasts as long as some other work); `seconds` stays the bound. */
+  readonly until?: Promise<unknown> | undefined
 }
 
 /** One autocannon run; latencies in milliseconds. */
 export const run = (options: LoadOptions): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
-    autocannon(
+    const instance = autocannon(
       {
         url: `${options.url}${options.path}`,
         method: options.method ?? "GET",
@@ -67,6 +69,11 @@ export const run = (options: LoadOptions): Promise<LoadResult> =>
           errors: result.errors
         })
       }
+    )
+    // Either way: a failed import must not leave the load running to its bound.
+    options.until?.then(
+      () => instance.stop(),
+      () => instance.stop()
     )
   })
 

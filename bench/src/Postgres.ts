@@ -20,12 +20,13 @@ export const query = async <A = Record<string, unknown>>(url: string, text: stri
   }
 }
 
-/** A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it. */
+/**
+ * A fresh database for one benchmark run (`label` tells two of one run apart); `drop` removes it.
+ * BENCH_DB_PREFIX names it (leadline_bench_ unless set), so runs sharing a server keep theirs apart.
+ */
 export const freshDatabase = async (label = "") => {
   const admin = serverUrl()
-  // BENCH_DATABASE_PREFIX: for a shared server where each user keeps to names of their own.
-  const prefix = process.env.BENCH_DATABASE_PREFIX ?? "leadline_bench_"
-  const name = `${prefix}${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
+  const name = `${process.env.BENCH_DB_PREFIX ?? "leadline_bench_"}${label === "" ? "" : `${label}_`}${Date.now().toString(36)}`
   await query(admin, `CREATE DATABASE ${name}`)
   return {
     name,

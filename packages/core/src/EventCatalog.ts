@@ -1,14 +1,16 @@
 import { Schema } from "effect"
 import * as Slices from "./Slices.ts"
+import * as PlatformEvents from "./events/PlatformEvents.ts"
 
-/** Every event type of every slice (webhook subscriptions name these). */
-export type Definitions = Slices.All[number]["events"][number]
+/** Every event type of every slice, and the platform's own (webhook subscriptions name these). */
+export type Definitions = Slices.All[number]["events"][number] | (typeof PlatformEvents.events)[number]
 export type EventType = Definitions["type"]
 type DefinitionOf<T extends EventType> = Extract<Definitions, { readonly type: T }>
 
-export const definitions: ReadonlyArray<Definitions> = Slices.all.flatMap(
-  (slice): ReadonlyArray<Definitions> => slice.events
-)
+export const definitions: ReadonlyArray<Definitions> = [
+  ...Slices.all.flatMap((slice): ReadonlyArray<Definitions> => slice.events),
+  ...PlatformEvents.events
+]
 
 export const EVENT_TYPES: ReadonlyArray<EventType> = definitions.map((definition) => definition.type)
 

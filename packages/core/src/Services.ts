@@ -11,6 +11,7 @@ import * as Slices from "./Slices.ts"
 import { Events } from "./eventlog/Events.ts"
 import { EventStream } from "./eventlog/EventStream.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
+import { EndpointHealth } from "./webhooks/EndpointHealth.ts"
 
 type SliceLayers = Slices.All[number]["layer"]
 type Hooks = NonNullable<Slices.All[number]["hooks"]>[number]
@@ -45,6 +46,7 @@ export const layer = Layer.mergeAll(
   Identity.layer,
   Idempotency.layer,
   Webhooks.layer,
+  EndpointHealth.layer,
   Events.layer,
   EventStream.layer,
   Analytics.layer,

@@ -5,6 +5,7 @@ import * as Snoozer from "@leadline/core/conversations/Snoozer"
 import type { LeadJobsRepo } from "@leadline/core/leads/LeadJobsRepo"
 import * as LeadJobRunner from "@leadline/core/leads/LeadJobRunner"
 import * as IdempotencyPurge from "@leadline/core/idempotency/IdempotencyPurge"
+import * as EventRetention from "@leadline/core/webhooks/EventRetention"
 import type { IdempotencyStore } from "@leadline/core/idempotency/IdempotencyStore"
 import * as SourceFetcher from "@leadline/core/knowledge/SourceFetcher"
 import * as MediaLimits from "@leadline/core/messages/MediaLimits"
@@ -18,6 +19,7 @@ import * as MediaFetcher from "@leadline/core/whatsapp/MediaFetcher"
 import type { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import type * as Services from "@leadline/core/Services"
 import type { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import type { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
 import { OutboundSettings } from "@leadline/core/outbound/OutboundSettings"
 import type { AdminToken } from "@leadline/http-adapter/admin/AdminAuthentication"
 import { rejection } from "@leadline/http-adapter/ErrorMapping"
@@ -98,13 +100,15 @@ export const loops = (options: LoopOptions) =>
 
 export interface ApiOptions extends LoopOptions {
   readonly routes: Server.Options
+  /** How often events past the log's 30 days are deleted (hourly unless set). */
+  readonly eventPurgeMillis?: number | undefined
   /** The built dashboard to serve at /dashboard, or none. */
   readonly dashboardDir?: string | undefined
 }
 
 /**
- * The HTTP app of a server: the API, the dashboard, the purge of expired idempotency keys and
- * the background loops. Needs the store wiring (see `app`), the message transport, the admin
+ * The HTTP app of a server: the API, the dashboard, the purges of expired idempotency keys and of
+ * events past their 30 days, and the background loops. Needs the store wiring (see `app`), the message transport, the admin
  * token, readiness and the HTTP settings (`MetricsSettings`, rate limits).
  */
 export const api = (options: ApiOptions) =>
@@ -120,6 +124,7 @@ export const api = (options: ApiOptions) =>
     ),
     options.dashboardDir === undefined ? Layer.empty : Dashboard.routes(options.dashboardDir),
     IdempotencyPurge.layer(),
+    EventRetention.layer(options.eventPurgeMillis ?? "1 hour"),
     loops(options)
   )
 
@@ -148,7 +153,7 @@ export const app = <A, E, R>(
 
 /**
  * What a store wiring gives a server: the services, the webhook and outbound queues, the
- * idempotency store (its purge) and the agents' jobs (the responder's wake-ups); `app` adds
+ * idempotency store and the webhooks' tables (their purges) and the agents' jobs (the responder's wake-ups); `app` adds
  * WhatsApp's webhook receiver over them.
  */
 export type Stores =
@@ -156,6 +161,7 @@ export type Stores =
   | DeliveryQueue
   | OutboundQueue
   | IdempotencyStore
+  | WebhooksRepo
   | AgentJobsRepo
   | LeadJobsRepo
   | MediaQueue

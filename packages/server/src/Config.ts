@@ -70,6 +70,7 @@ export const ServerConfig = Config.all({
   workerConcurrency: Config.Int("WEBHOOK_CONCURRENCY").pipe(Config.withDefault(32)),
   workerPollMillis: Config.Int("WEBHOOK_POLL_INTERVAL_MS").pipe(Config.withDefault(1000)),
   workerLeaseSeconds: Config.Int("WEBHOOK_LEASE_SECONDS").pipe(Config.withDefault(30)),
+  workerDisableAfterHours: Config.Number("WEBHOOK_DISABLE_AFTER_HOURS").pipe(Config.withDefault(120)),
   // `leadline worker`'s scheduling priority (nice): below the servers', whose requests come first on a shared host.
   workerNice: Config.schema(
     Schema.Int.check(Schema.isBetween({ minimum: -20, maximum: 19 })),
@@ -162,5 +163,6 @@ export const databaseConfig = (config: ServerConfig) => ({
 export const workerOptions = (config: ServerConfig) => ({
   concurrency: config.workerConcurrency,
   pollInterval: `${config.workerPollMillis} millis` as const,
-  lease: `${config.workerLeaseSeconds} seconds` as const
+  lease: `${config.workerLeaseSeconds} seconds` as const,
+  disableAfter: `${Math.max(0, config.workerDisableAfterHours) * 3600} seconds` as const
 })

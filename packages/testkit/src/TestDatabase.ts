@@ -57,6 +57,17 @@ export const make = async (
   }
 }
 
+/**
+ * The three stores a behaviour is shown on: memory (no database), embedded PGlite, and PostgreSQL
+ * when `TEST_DATABASE_URL` is set (PGlite again otherwise). `database` is what `make` takes, or
+ * undefined for the memory stores.
+ */
+export const STORES = [
+  { name: "memory", database: undefined },
+  { name: "embedded PGlite", database: { postgres: "never" } },
+  { name: "PostgreSQL (PGlite when TEST_DATABASE_URL is unset)", database: { postgres: "when-configured" } }
+] as const
+
 /** A throwaway PostgreSQL server of the test's own, which it may stop and start at will. */
 export interface Cluster {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */

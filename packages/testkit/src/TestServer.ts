@@ -63,6 +63,8 @@ export interface StartOptions {
    * counts the leads its answers made leaves them `queued`, since a job's leads come later.
    */
   readonly leadJobs?: boolean | undefined
+  /** How often events past their 30 days are deleted (hourly, as in the server, unless set). */
+  readonly eventPurgeMillis?: number | undefined
   /** Serves `/metrics` behind this bearer token (`LEADLINE_METRICS_TOKEN`); no `/metrics` without one. */
   readonly metricsToken?: string | undefined
   /** `GET /api/v1/stream`'s heartbeat and per-connection buffer; 15 s and 1,000 events unless given. */
@@ -127,7 +129,8 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
       options.messaging?.mediaFetcher === false
         ? false
         : { pollMillis: 200, retryBaseMillis: 20, ...options.messaging?.mediaFetcher },
-    templateSync: options.messaging?.templateSync
+    templateSync: options.messaging?.templateSync,
+    eventPurgeMillis: options.eventPurgeMillis
   })
   // The transport serves the sender and, for the simulator, the operator's customer route.
   const transport = Layer.merge(

@@ -26,7 +26,10 @@ const subscribe = Effect.flatMap(WebhooksRepo, (repo) =>
     retry_policy: "seed",
     enabled: true,
     created_at: new Date().toISOString(),
-    secret: "whsec_x"
+    secret: "whsec_x",
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    failingSince: null
   })
 )
 

@@ -24,7 +24,14 @@ export const headersFor = async (delivery: ClaimedDelivery, unixSeconds: number)
   "x-service-delivery-attempt": String(delivery.attempt),
   "webhook-id": delivery.eventId,
   "webhook-timestamp": String(unixSeconds),
-  "webhook-signature": await Signature.signStandard(delivery.secret, delivery.eventId, unixSeconds, delivery.body)
+  // During a rotation's overlap, one signature per secret (the Standard Webhooks header takes
+  // several, space-separated): a receiver still on the old secret keeps verifying.
+  "webhook-signature": [
+    await Signature.signStandard(delivery.secret, delivery.eventId, unixSeconds, delivery.body),
+    ...(delivery.previousSecret === null
+      ? []
+      : [await Signature.signStandard(delivery.previousSecret, delivery.eventId, unixSeconds, delivery.body)])
+  ].join(" ")
 })
 
 const describe = (error: unknown): string => {

@@ -4,6 +4,7 @@ import { hostname } from "node:os"
 import { Cause, Clock, type Context, Duration, Effect, Layer, Queue, Scope } from "effect"
 import * as Ids from "@leadline/core/Ids"
 import { type ClaimedDelivery, DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
+import { EndpointHealth } from "@leadline/core/webhooks/EndpointHealth"
 import { delayAfterFailure } from "@leadline/core/webhooks/RetrySchedule"
 import { type SendOutcome, Sender } from "./Sender.ts"
 
@@ -32,6 +33,11 @@ export interface Options {
   readonly lease?: Duration.Input | undefined
   /** Names this worker in leases; host, process and a random part by default. */
   readonly id?: string | undefined
+  /**
+   * An endpoint that has failed every attempt for this long is disabled (5 days, as Svix; 0 never
+   * disables one).
+   */
+  readonly disableAfter?: Duration.Input | undefined
 }
 
 /**
@@ -50,6 +56,8 @@ export const layer = (options: Options = {}) =>
       const pollMillis = Duration.toMillis(Duration.fromInputUnsafe(options.pollInterval ?? "1 second"))
       const leaseMillis = Duration.toMillis(Duration.fromInputUnsafe(options.lease ?? "30 seconds"))
       const worker = options.id ?? `${hostname()}:${process.pid}:${yield* Ids.make("wkr")}`
+      const health = yield* EndpointHealth
+      const disableAfterMillis = Duration.toMillis(Duration.fromInputUnsafe(options.disableAfter ?? "5 days"))
 
       // Anything worth a look: new work signalled, a slot freed, a wake-up from the database.
       const kick = yield* Queue.sliding<void>(1)
@@ -81,6 +89,14 @@ export const layer = (options: Options = {}) =>
             error: outcome.error,
             next
           })
+          if (!succeeded && disableAfterMillis > 0) {
+            const disabled = yield* health.afterFailure(delivery.endpointId, attemptedAt, disableAfterMillis)
+            if (disabled !== undefined) {
+              yield* Effect.logWarning(
+                `webhook endpoint ${disabled.id} disabled: every attempt failed since ${disabled.failingSince}`
+              )
+            }
+          }
           // Counted once recorded, so a scrape never sees an attempt the queue does not.
           const kind = outcomeOf(outcome)
           OpsMetrics.webhookAttempts[kind].updateUnsafe(1, context)

@@ -56,3 +56,15 @@ export const define = <const T extends string, S extends Schema.Top>(
 
 /** The envelope of one definition's events, as a value. */
 export type EnvelopeOf<D extends Definition> = D["envelope"]["Type"]
+
+/**
+ * The lead an event is about (a lead's own events, and those whose data names a `lead_id`): an
+ * endpoint receives one lead's events in order (docs/contract.md, "Webhooks"). Events about no
+ * lead (a campaign's, a template's) have none and are delivered in any order.
+ */
+export const orderingKeyOf = (event: Envelope): string | null => {
+  const data = event.data as { readonly id?: unknown; readonly lead_id?: unknown } | null
+  if (typeof data !== "object" || data === null) return null
+  if (typeof data.lead_id === "string") return data.lead_id
+  return event.type.startsWith("lead.") && typeof data.id === "string" ? data.id : null
+}

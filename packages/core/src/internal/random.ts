@@ -34,6 +34,17 @@ let lastRandom: Array<number> = []
  * before, or while the clock stepped back, is that one's random part plus one, so ids made one after
  * another sort in the order they were made, and "newest first" pages have no ties.
  */
+/** The smallest ULID of that millisecond: every id made at or after it sorts at or above it. */
+export const ulidFloor = (millis: number): string => {
+  let time = ""
+  let t = millis
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time
+    t = Math.floor(t / 32)
+  }
+  return time + CROCKFORD[0]!.repeat(16)
+}
+
 export const ulid = (millis: number): string => {
   if (millis > lastMillis) {
     lastMillis = millis

@@ -45,9 +45,14 @@ export class TemplatesRepo extends Context.Service<
     readonly remove: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<void>
     /**
      * Meta's webhook: every account's template with that WABA and Meta id, or, not knowing Meta's id
-     * yet (its create is under way), that name and language; how many changed.
+     * yet (its create is under way), that name and language; each as it was and as it is now.
      */
-    readonly applyUpdate: (update: TemplateUpdate, now: string) => Effect.Effect<number>
+    readonly applyUpdate: (
+      update: TemplateUpdate,
+      now: string
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly accountId: string; readonly before: MessageTemplate; readonly after: MessageTemplate }>
+    >
     /**
      * Takes the WABA's sync until `until` unless another process holds it (true: ours). The
      * scheduled sync asks first, so each WABA is synced by one process at a time.

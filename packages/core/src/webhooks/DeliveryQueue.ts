@@ -11,6 +11,10 @@ export interface ClaimedDelivery {
   readonly body: string
   readonly url: string
   readonly secret: string
+  /** The secret before a rotation, while its overlap lasts: deliveries are signed with both. */
+  readonly previousSecret: string | null
+  readonly endpointId: string
+  readonly accountId: string
   /** 1-based number of this attempt in the current round. */
   readonly attempt: number
   /** When it fell due (epoch ms): its claim's lag behind that is an operator's metric. */

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { EventType } from "../EventCatalog.ts"
+import { QueryTime } from "../Pagination.ts"
 import { Text } from "../Text.ts"
 import { RetryPolicy } from "./RetrySchedule.ts"
 
@@ -88,4 +89,50 @@ export type Delivery = typeof Delivery.Type
 export interface EndpointRecord extends Endpoint {
   readonly accountId: string
   readonly secret: string
+  /** The secret before the last rotation, still signing deliveries until `previousSecretExpiresAt`. */
+  readonly previousSecret: string | null
+  readonly previousSecretExpiresAt: string | null
+  /** The first failed attempt since the endpoint's last success (null while healthy). */
+  readonly failingSince: string | null
 }
+
+/** The longest overlap a rotation may ask for: a week. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600
+
+/** `POST /api/webhooks/endpoints/rotate-secret?id=`: a new secret, the old one kept for the overlap. */
+export const RotateSecret = Schema.Struct({
+  overlap_seconds: Schema.optional(
+    Schema.Int.check(
+      Schema.isBetween(
+        { minimum: 0, maximum: MAX_ROTATION_OVERLAP_SECONDS },
+        { message: `overlap_seconds must be between 0 and ${MAX_ROTATION_OVERLAP_SECONDS}` }
+      )
+    ).annotate({
+      description:
+        "How long deliveries stay signed with the old secret too (default 86400, 24 hours; 0 retires it at once)"
+    })
+  )
+}).annotate({ identifier: "RotateWebhookSecret" })
+export type RotateSecret = typeof RotateSecret.Type
+
+export const RotatedSecret = Schema.Struct({
+  ...Endpoint.fields,
+  secret: Schema.String.annotate({ description: "The new secret (`whsec_…`); shown only here" }),
+  previous_secret_expires_at: Schema.NullOr(Schema.String).annotate({
+    description: "Until then every delivery carries a `webhook-signature` for the old secret as well"
+  })
+}).annotate({ identifier: "RotatedWebhookSecret" })
+export type RotatedSecret = typeof RotatedSecret.Type
+
+/** `POST /api/webhooks/endpoints/recover?id=`: the endpoint's failed deliveries since `since`, queued again. */
+export const RecoverDeliveries = Schema.Struct({
+  since: QueryTime.annotate({
+    description: "Requeue the deliveries that failed and were created at or after this time"
+  })
+}).annotate({ identifier: "RecoverWebhookDeliveries" })
+export type RecoverDeliveries = typeof RecoverDeliveries.Type
+
+export const RecoveredDeliveries = Schema.Struct({
+  requeued: Schema.Int.annotate({ description: "How many failed deliveries were queued again, oldest first" })
+}).annotate({ identifier: "RecoveredWebhookDeliveries" })
+export type RecoveredDeliveries = typeof RecoveredDeliveries.Type

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { authorize, type CurrentPrincipal } from "../auth/Principal.ts"
 import { Conflict, decodeInput, InvalidInput, NotFound, type PermissionDenied } from "../Errors.ts"
 import * as Ids from "../Ids.ts"
@@ -6,8 +6,16 @@ import * as Random from "../internal/random.ts"
 import * as Pagination from "../Pagination.ts"
 import { SECRET_PREFIX } from "./Signature.ts"
 import { problemWith } from "../outbound/UrlPolicy.ts"
-import type { CreatedEndpoint, Delivery, Endpoint, EndpointRecord, RegisterEndpoint } from "./Webhook.ts"
-import { UpdateEndpoint } from "./Webhook.ts"
+import type {
+  CreatedEndpoint,
+  Delivery,
+  Endpoint,
+  EndpointRecord,
+  RecoveredDeliveries,
+  RegisterEndpoint,
+  RotatedSecret
+} from "./Webhook.ts"
+import { RecoverDeliveries, RotateSecret, UpdateEndpoint } from "./Webhook.ts"
 import { type DeliveryFilter, WebhooksRepo } from "./WebhooksRepo.ts"
 import * as Tracing from "../Tracing.ts"
 import { OutboundSettings } from "../outbound/OutboundSettings.ts"
@@ -23,6 +31,11 @@ const publicView = (record: EndpointRecord): Endpoint => ({
 })
 
 type Needs = CurrentPrincipal
+
+const newSecret = () => SECRET_PREFIX + Random.base64(Random.randomBytes(32))
+
+/** A rotation's overlap unless the caller names one: a day, as Svix keeps the old secret. */
+const DEFAULT_OVERLAP_SECONDS = 24 * 3600
 
 /** Endpoint registration and the delivery log. Only full-access keys manage webhooks. */
 export class Webhooks extends Context.Service<
@@ -44,6 +57,14 @@ export class Webhooks extends Context.Service<
       page: Pagination.Page
     ) => Effect.Effect<{ deliveries: ReadonlyArray<Delivery>; meta: Pagination.Meta }, PermissionDenied, Needs>
     readonly redeliver: (id: string) => Effect.Effect<Delivery, PermissionDenied | NotFound | Conflict, Needs>
+    readonly rotateSecret: (
+      id: string,
+      input: RotateSecret
+    ) => Effect.Effect<RotatedSecret, PermissionDenied | NotFound | InvalidInput, Needs>
+    readonly recover: (
+      id: string,
+      input: RecoverDeliveries
+    ) => Effect.Effect<RecoveredDeliveries, PermissionDenied | NotFound | InvalidInput, Needs>
   }
 >()("core/Webhooks") {
   static readonly layer = Layer.effect(
@@ -73,7 +94,10 @@ export class Webhooks extends Context.Service<
           enabled: true,
           retry_policy: input.retry_policy ?? "seed",
           created_at: yield* Ids.now,
-          secret: SECRET_PREFIX + Random.base64(Random.randomBytes(32))
+          secret: newSecret(),
+          previousSecret: null,
+          previousSecretExpiresAt: null,
+          failingSince: null
         }
         yield* repo.insertEndpoint(record)
         return { ...publicView(record), secret: record.secret }
@@ -125,7 +149,58 @@ export class Webhooks extends Context.Service<
         return result
       }, Tracing.span("Webhooks.redeliver"))
 
-      return Webhooks.of({ register, listEndpoints, update, remove, listDeliveries, redeliver })
+      const decodeRotation = decodeInput(RotateSecret, "rotation")
+      const decodeRecovery = decodeInput(RecoverDeliveries, "recovery")
+
+      // The old secret keeps signing (beside the new one) until the overlap ends; a second rotation
+      // within it retires the first secret at once, as only the latest previous one is kept.
+      const rotateSecret = Effect.fnUntraced(function* (id: string, raw: RotateSecret) {
+        const principal = yield* manage
+        const input = yield* decodeRotation(raw)
+        const current = yield* repo.findEndpoint(principal.accountId, id)
+        if (current === undefined) return yield* new NotFound({ resource: "webhook endpoint", id })
+        const overlap = input.overlap_seconds ?? DEFAULT_OVERLAP_SECONDS
+        const now = yield* Clock.currentTimeMillis
+        const next: EndpointRecord = {
+          ...current,
+          secret: newSecret(),
+          previousSecret: overlap === 0 ? null : current.secret,
+          previousSecretExpiresAt: overlap === 0 ? null : new Date(now + overlap * 1000).toISOString()
+        }
+        const updated = yield* repo.updateEndpoint(next, new Date(now).toISOString())
+        if (updated === undefined) return yield* new NotFound({ resource: "webhook endpoint", id })
+        return { ...publicView(updated), secret: next.secret, previous_secret_expires_at: next.previousSecretExpiresAt }
+      }, Tracing.span("Webhooks.rotateSecret"))
+
+      const recover = Effect.fnUntraced(function* (id: string, raw: RecoverDeliveries) {
+        const principal = yield* manage
+        const input = yield* decodeRecovery(raw)
+        const now = yield* Clock.currentTimeMillis
+        const since = Date.parse(input.since)
+        if (since > now) {
+          const message = "since must not be in the future"
+          return yield* new InvalidInput({ message, details: [{ path: "since", message }] })
+        }
+        const requeued = yield* repo.recover(
+          principal.accountId,
+          id,
+          new Date(since).toISOString(),
+          new Date(now).toISOString()
+        )
+        if (requeued === undefined) return yield* new NotFound({ resource: "webhook endpoint", id })
+        return { requeued }
+      }, Tracing.span("Webhooks.recover"))
+
+      return Webhooks.of({
+        register,
+        listEndpoints,
+        update,
+        remove,
+        listDeliveries,
+        redeliver,
+        rotateSecret,
+        recover
+      })
     })
   )
 }

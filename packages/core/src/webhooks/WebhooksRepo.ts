@@ -17,8 +17,9 @@ export class WebhooksRepo extends Context.Service<
     /** The endpoint, unless deleted or not the account's. */
     readonly findEndpoint: (accountId: string, id: string) => Effect.Effect<EndpointRecord | undefined>
     /**
-     * Replaces the endpoint's fields. Disabling it pauses its pending deliveries (no next attempt);
-     * enabling it again makes them due `at`. Undefined when it is not there.
+     * Replaces the endpoint's fields, its secrets included. Disabling it pauses its pending
+     * deliveries (no next attempt); enabling it again makes them due `at` and forgets its failures
+     * (`failingSince`). Undefined when it is not there.
      */
     readonly updateEndpoint: (endpoint: EndpointRecord, at: string) => Effect.Effect<EndpointRecord | undefined>
     /** Marks the endpoint deleted and cancels its pending deliveries; false when it was not there. */
@@ -31,5 +32,30 @@ export class WebhooksRepo extends Context.Service<
      * endpoint was deleted, undefined when it is not in the account.
      */
     readonly redeliver: (accountId: string, id: string, at: string) => Effect.Effect<Delivery | "gone" | undefined>
+    /**
+     * Queues the endpoint's failed deliveries created at or after `since` for a fresh round, oldest
+     * first (paused, as its other pending ones, while it is disabled); how many, or undefined when
+     * the endpoint is not there.
+     */
+    readonly recover: (
+      accountId: string,
+      endpointId: string,
+      since: string,
+      at: string
+    ) => Effect.Effect<number | undefined>
+    /**
+     * Disables the endpoint, pausing its pending deliveries, when it is enabled and has failed every
+     * attempt since `failingBefore` or earlier; the endpoint as disabled, or undefined when it was not.
+     */
+    /**
+     * Deletes up to `limit` events recorded before the event id `before` (a ULID floor, so by time),
+     * with their deliveries and attempts, skipping any event a delivery still waits for; how many.
+     */
+    readonly purgeEventsBefore: (before: string, limit: number) => Effect.Effect<number>
+    readonly disableFailing: (
+      endpointId: string,
+      failingBefore: string,
+      at: string
+    ) => Effect.Effect<EndpointRecord | undefined>
   }
 >()("core/WebhooksRepo") {}

@@ -6,6 +6,11 @@ import {
   campaignHold
 } from "../channels/Channel.ts"
 import { ChannelsRepo } from "../channels/ChannelsRepo.ts"
+import * as ChannelEvents from "../channels/ChannelEvents.ts"
+import { CurrentPrincipal } from "../auth/Principal.ts"
+import { systemPrincipal } from "../auth/SystemPrincipal.ts"
+import { emit, Outbox } from "../events/Outbox.ts"
+import * as Versioned from "../Versioned.ts"
 import * as Ids from "../Ids.ts"
 import { OutboundQueue } from "../messages/OutboundQueue.ts"
 import { Transactor } from "../Transactor.ts"
@@ -63,49 +68,58 @@ export class ChannelHealth extends Context.Service<
     readonly apply: (updates: ReadonlyArray<HealthUpdate>) => Effect.Effect<ReadonlyArray<Channel>>
   }
 >()("core/ChannelHealth") {
-  static readonly layer: Layer.Layer<ChannelHealth, never, ChannelsRepo | OutboundQueue | Transactor> = Layer.effect(
-    ChannelHealth,
-    Effect.gen(function* () {
-      const channels = yield* ChannelsRepo
-      const queue = yield* OutboundQueue
-      const transactor = yield* Transactor
+  static readonly layer: Layer.Layer<ChannelHealth, never, ChannelsRepo | OutboundQueue | Transactor | Outbox> =
+    Layer.effect(
+      ChannelHealth,
+      Effect.gen(function* () {
+        const channels = yield* ChannelsRepo
+        const queue = yield* OutboundQueue
+        const transactor = yield* Transactor
+        const outbox = yield* Outbox
 
-      const apply = (updates: ReadonlyArray<HealthUpdate>) =>
-        updates.length === 0
-          ? Effect.succeed([])
-          : transactor.withTransaction(
-              Effect.gen(function* () {
-                const now = yield* Ids.now
-                const nowMillis = Date.parse(now)
-                const changed = new Map<string, { accountId: string; channel: Channel; before: Channel }>()
-                for (const update of updates) {
-                  const owned = yield* channels.byBusinessAccount(update.businessAccountId)
-                  for (const { accountId, channel: stored } of owned) {
-                    if (update.phoneNumber !== null && digits(stored.display_phone_number) !== update.phoneNumber)
-                      continue
-                    const key = `${accountId}/${stored.id}`
-                    const current = changed.get(key)
-                    const health = next(current?.channel ?? stored, update)
-                    const saved = yield* channels.setHealth(accountId, stored.id, health, now)
-                    if (saved !== undefined)
-                      changed.set(key, { accountId, channel: saved, before: current?.before ?? stored })
+        const apply = (updates: ReadonlyArray<HealthUpdate>) =>
+          updates.length === 0
+            ? Effect.succeed([])
+            : transactor.withTransaction(
+                Effect.gen(function* () {
+                  const now = yield* Ids.now
+                  const nowMillis = Date.parse(now)
+                  const changed = new Map<string, { accountId: string; channel: Channel; before: Channel }>()
+                  for (const update of updates) {
+                    const owned = yield* channels.byBusinessAccount(update.businessAccountId)
+                    for (const { accountId, channel: stored } of owned) {
+                      if (update.phoneNumber !== null && digits(stored.display_phone_number) !== update.phoneNumber)
+                        continue
+                      const key = `${accountId}/${stored.id}`
+                      const current = changed.get(key)
+                      const health = next(current?.channel ?? stored, update)
+                      const saved = yield* channels.setHealth(accountId, stored.id, health, now)
+                      if (saved !== undefined)
+                        changed.set(key, { accountId, channel: saved, before: current?.before ?? stored })
+                    }
                   }
-                }
-                for (const { accountId, channel, before } of changed.values()) {
-                  const until = holdUntil(channel, now)
-                  if (until === holdUntil(before, now)) continue
-                  yield* queue.holdCampaigns(accountId, channel.id, until, nowMillis)
-                  yield* Effect.logInfo(
-                    until === null
-                      ? `Channel ${channel.id} cleared by Meta: its campaigns' messages released`
-                      : `Channel ${channel.id}: ${campaignHold(channel, now)!.message}; its campaigns' messages held`
-                  )
-                }
-                return [...changed.values()].map(({ channel }) => channel)
-              })
-            )
+                  for (const { accountId, channel, before } of changed.values()) {
+                    const previous = Versioned.previousAttributes(before, channel)
+                    if (Object.keys(previous).length > 0) {
+                      yield* emit(ChannelEvents.healthChanged, channel, previous).pipe(
+                        Effect.provideService(Outbox, outbox),
+                        Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
+                      )
+                    }
+                    const until = holdUntil(channel, now)
+                    if (until === holdUntil(before, now)) continue
+                    yield* queue.holdCampaigns(accountId, channel.id, until, nowMillis)
+                    yield* Effect.logInfo(
+                      until === null
+                        ? `Channel ${channel.id} cleared by Meta: its campaigns' messages released`
+                        : `Channel ${channel.id}: ${campaignHold(channel, now)!.message}; its campaigns' messages held`
+                    )
+                  }
+                  return [...changed.values()].map(({ channel }) => channel)
+                })
+              )
 
-      return ChannelHealth.of({ apply })
-    })
-  )
+        return ChannelHealth.of({ apply })
+      })
+    )
 }

@@ -8,7 +8,11 @@ import {
   Delivery,
   DeliveryStatus,
   Endpoint,
+  RecoverDeliveries,
+  RecoveredDeliveries,
   RegisterEndpoint,
+  RotatedSecret,
+  RotateSecret,
   UpdateEndpoint
 } from "@leadline/core/webhooks/Webhook"
 import { Authentication } from "../Authentication.ts"
@@ -72,6 +76,28 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
         description: `Pending deliveries to it are cancelled. ${FULL_ACCESS}`
       })
     ),
+    HttpApiEndpoint.post("rotateSecret", "/endpoints/rotate-secret", {
+      query: { id: Uuid },
+      payload: RotateSecret,
+      success: RotatedSecret,
+      error: [Forbidden, NotFound, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Rotate an endpoint's signing secret",
+        description: `Returns a new secret, shown only here. For \`overlap_seconds\` (default 86400; at most 604800; 0 ends it at once) every delivery's \`webhook-signature\` carries two signatures, one per secret, space-separated, so a receiver can switch without losing a delivery; \`X-Service-Signature\` is made with the new secret only. A second rotation within the overlap retires the oldest secret. ${FULL_ACCESS}`
+      })
+    ),
+    HttpApiEndpoint.post("recoverDeliveries", "/endpoints/recover", {
+      query: { id: Uuid },
+      payload: RecoverDeliveries,
+      success: RecoveredDeliveries,
+      error: [Forbidden, NotFound, ValidationError]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Requeue an endpoint's failed deliveries",
+        description: `Every delivery to the endpoint that ended \`failed\` and was created at or after \`since\` gets a fresh round of attempts now, oldest first (each lead's in order); on a disabled endpoint they wait until it is enabled. ${FULL_ACCESS}`
+      })
+    ),
     HttpApiEndpoint.get("listDeliveries", "/deliveries", {
       query: { ...PageQueryFields, endpoint_id: Schema.optional(Uuid), status: Schema.optional(DeliveryStatus) },
       success: DeliveryList,
@@ -100,6 +126,6 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     OpenApi.annotations({
       title: "Webhooks",
       description:
-        "Signed POSTs to your endpoints when events happen, retried after 1, 2 and 4 s, at least once. Verify `X-Service-Signature` (hex HMAC-SHA256 of the body with the secret) or the Standard Webhooks headers."
+        "Signed POSTs to your endpoints when events happen, at least once, each lead's in order; retried after 1, 2 and 4 s (or over about a day with `retry_policy: extended`). Verify `X-Service-Signature` (hex HMAC-SHA256 of the body with the secret) or the Standard Webhooks headers. An endpoint that fails every attempt for 5 days is disabled (`webhook_endpoint.disabled`)."
     })
   ) {}

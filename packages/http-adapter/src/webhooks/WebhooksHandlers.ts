@@ -19,5 +19,7 @@ export const layer = HttpApiBuilder.group(
         wire(webhooks.listDeliveries({ endpointId: query.endpoint_id, status: query.status }, page(query)))
       )
       .handle("redeliver", ({ query }) => wire(webhooks.redeliver(query.id)))
+      .handle("rotateSecret", ({ query, payload }) => wire(webhooks.rotateSecret(query.id, payload)))
+      .handle("recoverDeliveries", ({ query, payload }) => wire(webhooks.recover(query.id, payload)))
   })
 )

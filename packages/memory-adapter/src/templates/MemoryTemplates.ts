@@ -113,21 +113,19 @@ export const layer = Layer.sync(TemplatesRepo)(() => {
           ...templates.scan("meta", MemoryTable.key(update.businessAccountId, update.externalId)),
           ...byName
         ]
-        for (const row of rows) {
-          const t = row.template
-          templates.update(tx, {
-            ...row,
-            template: {
-              ...t,
-              status: update.status ?? t.status,
-              rejected_reason: update.status === undefined ? t.rejected_reason : (update.rejectedReason ?? null),
-              quality: update.quality ?? t.quality,
-              category: update.category ?? t.category,
-              updated_at: now
-            }
-          })
-        }
-        return rows.length
+        return rows.map((row) => {
+          const before = row.template
+          const after: MessageTemplate = {
+            ...before,
+            status: update.status ?? before.status,
+            rejected_reason: update.status === undefined ? before.rejected_reason : (update.rejectedReason ?? null),
+            quality: update.quality ?? before.quality,
+            category: update.category ?? before.category,
+            updated_at: now
+          }
+          templates.update(tx, { ...row, template: after })
+          return { accountId: row.accountId, before, after }
+        })
       }),
     claimSync: (accountId, waba, now, until) =>
       atomically((tx) => {

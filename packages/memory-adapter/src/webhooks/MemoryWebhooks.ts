@@ -1,6 +1,6 @@
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { EventType } from "@leadline/core/EventCatalog"
-import type { Envelope } from "@leadline/core/events/Event"
+import { type Envelope, orderingKeyOf } from "@leadline/core/events/Event"
 import { EventFeed } from "@leadline/core/eventlog/EventFeed"
 import { EventLog } from "@leadline/core/eventlog/EventLog"
 import * as Events from "@leadline/core/eventlog/Events"
@@ -30,6 +30,8 @@ interface StoredDelivery {
   readonly eventType: EventType
   readonly endpointId: string
   readonly createdAt: string
+  /** The lead its event is about: the endpoint gets one lead's events in order. */
+  readonly orderingKey: string | null
   readonly status: DeliveryStatus
   readonly roundAttempts: number
   readonly nextAttemptAt: number | null
@@ -69,6 +71,14 @@ const makeTables = () => ({
     indexes: {
       account: (delivery) => delivery.accountId,
       endpoint: (delivery) => MemoryTable.key(delivery.accountId, delivery.endpointId),
+      // A lead's pending deliveries to an endpoint, oldest event first: a later one waits for them.
+      pendingByKey: {
+        key: (delivery) =>
+          delivery.status === "pending" && delivery.orderingKey !== null
+            ? MemoryTable.key(delivery.endpointId, delivery.orderingKey)
+            : undefined,
+        order: MemoryTable.oldestFirst((delivery: StoredDelivery) => delivery.eventId)
+      },
       // The worker's queue: pending deliveries, soonest due first.
       pending: {
         key: (delivery) => (delivery.status === "pending" && delivery.nextAttemptAt !== null ? "" : undefined),
@@ -115,6 +125,7 @@ export const layer = Layer.effectContext(
                 eventType: event.type as EventType,
                 endpointId: endpoint.id,
                 createdAt: event.created_at,
+                orderingKey: orderingKeyOf(event),
                 status: "pending",
                 roundAttempts: 0,
                 nextAttemptAt: now,
@@ -157,7 +168,10 @@ export const layer = Layer.effectContext(
             if (found === undefined || found.accountId !== endpoint.accountId || found.deletedAt !== null) {
               return undefined
             }
-            endpoints.update(tx, { ...endpoint, deletedAt: null })
+            const enabling = !found.enabled && endpoint.enabled
+            // The worker owns `failingSince`: kept as it is now, forgotten when the endpoint is enabled again.
+            const stored = { ...endpoint, failingSince: enabling ? null : found.failingSince, deletedAt: null }
+            endpoints.update(tx, stored)
             if (found.enabled !== endpoint.enabled) {
               for (const delivery of [
                 ...deliveries.scan("endpoint", MemoryTable.key(endpoint.accountId, endpoint.id))
@@ -170,7 +184,8 @@ export const layer = Layer.effectContext(
               }
               if (endpoint.enabled) tx.onCommit(() => signal())
             }
-            return endpoint
+            const { deletedAt: _, ...updated } = stored
+            return updated
           })
         ),
       deleteEndpoint: (accountId, id, at) =>
@@ -218,8 +233,81 @@ export const layer = Layer.effectContext(
             tx.onCommit(signal)
             return view(queued)
           })
-        )
+        ),
+      recover: (accountId, endpointId, since, at) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          atomically((tx) => {
+            const endpoint = endpoints.get(endpointId)
+            if (endpoint === undefined || endpoint.accountId !== accountId || endpoint.deletedAt !== null)
+              return undefined
+            let requeued = 0
+            for (const delivery of [...deliveries.scan("endpoint", MemoryTable.key(accountId, endpointId))]) {
+              if (delivery.status !== "failed" || delivery.createdAt < since) continue
+              deliveries.update(tx, {
+                ...delivery,
+                status: "pending",
+                roundAttempts: 0,
+                leaseUntil: 0,
+                leaseOwner: null,
+                nextAttemptAt: endpoint.enabled ? now : null,
+                updatedAt: at
+              })
+              requeued++
+            }
+            if (requeued > 0) tx.onCommit(signal)
+            return requeued
+          })
+        ),
+      purgeEventsBefore: (before, limit) =>
+        atomically((tx) => {
+          // Paused deliveries are pending too (without a next attempt, so not in the worker's index).
+          const waiting = new Set(
+            [...deliveries.rows()].filter((delivery) => delivery.status === "pending").map((d) => d.eventId)
+          )
+          const old = [...events.rows()]
+            .filter((event) => event.id < before && !waiting.has(event.id))
+            .sort((a, b) => (a.id < b.id ? -1 : 1))
+            .slice(0, limit)
+          const gone = new Set(old.map((event) => event.id))
+          for (const delivery of [...deliveries.rows()])
+            if (gone.has(delivery.eventId)) deliveries.remove(tx, delivery.id)
+          for (const event of old) events.remove(tx, event.id)
+          return old.length
+        }),
+      disableFailing: (endpointId, failingBefore, at) =>
+        atomically((tx) => {
+          const endpoint = endpoints.get(endpointId)
+          if (
+            endpoint === undefined ||
+            endpoint.deletedAt !== null ||
+            !endpoint.enabled ||
+            endpoint.failingSince === null ||
+            endpoint.failingSince > failingBefore
+          ) {
+            return undefined
+          }
+          const disabled = { ...endpoint, enabled: false }
+          endpoints.update(tx, disabled)
+          for (const delivery of [...deliveries.scan("endpoint", MemoryTable.key(endpoint.accountId, endpointId))]) {
+            if (delivery.status === "pending")
+              deliveries.update(tx, { ...delivery, nextAttemptAt: null, updatedAt: at })
+          }
+          const { deletedAt: _, ...record } = disabled
+          return record
+        })
     })
+
+    /** Whether an earlier event about the same lead is still pending to the endpoint. */
+    const waitsForEarlier = (delivery: StoredDelivery) => {
+      if (delivery.orderingKey === null) return false
+      for (const earlier of deliveries.scan(
+        "pendingByKey",
+        MemoryTable.key(delivery.endpointId, delivery.orderingKey)
+      )) {
+        return earlier.eventId < delivery.eventId
+      }
+      return false
+    }
 
     const queue = DeliveryQueue.of({
       claim: (worker, now, leaseMillis, limit) =>
@@ -227,7 +315,7 @@ export const layer = Layer.effectContext(
           const due: Array<StoredDelivery> = []
           for (const delivery of deliveries.scan("pending", "")) {
             if (due.length >= limit || delivery.nextAttemptAt! > now) break
-            if (delivery.leaseUntil <= now) due.push(delivery)
+            if (delivery.leaseUntil <= now && !waitsForEarlier(delivery)) due.push(delivery)
           }
           return due.map((delivery) => {
             deliveries.update(tx, { ...delivery, leaseUntil: now + leaseMillis, leaseOwner: worker })
@@ -239,6 +327,12 @@ export const layer = Layer.effectContext(
               body: JSON.stringify(events.get(delivery.eventId)),
               url: endpoint.url,
               secret: endpoint.secret,
+              previousSecret:
+                endpoint.previousSecretExpiresAt !== null && Date.parse(endpoint.previousSecretExpiresAt) > now
+                  ? endpoint.previousSecret
+                  : null,
+              endpointId: endpoint.id,
+              accountId: endpoint.accountId,
               attempt: delivery.roundAttempts + 1,
               dueAt: delivery.nextAttemptAt!,
               retryPolicy: endpoint.retry_policy
@@ -250,6 +344,15 @@ export const layer = Layer.effectContext(
           const delivery = deliveries.get(attempt.deliveryId)
           if (delivery === undefined || delivery.leaseOwner !== worker || delivery.status !== "pending") return
           const next = attempt.next
+          const endpoint = endpoints.get(delivery.endpointId)
+          // The endpoint's health: written only when it changes (its first failure, its first success).
+          if (endpoint !== undefined) {
+            if (next._tag === "Delivered" && endpoint.failingSince !== null) {
+              endpoints.update(tx, { ...endpoint, failingSince: null })
+            } else if (next._tag !== "Delivered" && endpoint.failingSince === null) {
+              endpoints.update(tx, { ...endpoint, failingSince: iso(attempt.attemptedAt) })
+            }
+          }
           deliveries.update(tx, {
             ...delivery,
             attempts: [
@@ -267,7 +370,8 @@ export const layer = Layer.effectContext(
             updatedAt: iso(attempt.attemptedAt + attempt.durationMs),
             roundAttempts: delivery.roundAttempts + 1,
             status: next._tag === "Delivered" ? "delivered" : next._tag === "Failed" ? "failed" : "pending",
-            nextAttemptAt: next._tag === "RetryAt" ? next.at : null
+            // A retry of an endpoint disabled meanwhile waits unscheduled, as its other pending deliveries do.
+            nextAttemptAt: next._tag === "RetryAt" && endpoint?.enabled !== false ? next.at : null
           })
         }),
       backlog: (now) =>

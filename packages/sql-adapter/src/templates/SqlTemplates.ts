@@ -22,6 +22,9 @@ interface Row {
 const COLUMNS = `id, business_account_id, external_id, name, language, category, status, quality, rejected_reason,
   components::text AS components, created_at, updated_at`
 
+/** The columns read, of the table under another name (a CTE's). */
+const columnsOf = (alias: string) => COLUMNS.replace(/(^|,\s*)(\w+)/g, `$1${alias}.$2`)
+
 const fromRow = (row: Row): MessageTemplate => ({
   ...row,
   components: json<ReadonlyArray<unknown>>(row.components),
@@ -34,6 +37,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(COLUMNS)
+    const afterColumns = sql.unsafe(columnsOf("after"))
 
     const put = (accountId: string, t: MessageTemplate) =>
       sql`INSERT INTO message_templates (account_id, id, business_account_id, external_id, name, language, category,
@@ -114,20 +118,43 @@ export const layer = Layer.effect(
           : orDie(
               sql`DELETE FROM message_templates WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(ids)}::text[])`
             ).pipe(Effect.asVoid),
+      // The rows as they were and as they are, in one statement: the caller emits each change's event.
       applyUpdate: (update, now) =>
         orDie(
-          sql<{ id: string }>`UPDATE message_templates SET
-                status = coalesce(${update.status ?? null}, status),
-                rejected_reason = CASE WHEN ${update.status ?? null}::text IS NULL THEN rejected_reason
+          sql<Row & { account_id: string; before: Row }>`
+            WITH before AS (
+              SELECT t.* FROM message_templates t
+              WHERE t.business_account_id = ${update.businessAccountId}
+                AND (t.external_id = ${update.externalId}
+                     OR (t.external_id IS NULL AND t.name = ${update.name ?? null} AND t.language = ${update.language ?? null}))
+              FOR UPDATE
+            ), after AS (
+              UPDATE message_templates t SET
+                status = coalesce(${update.status ?? null}, t.status),
+                rejected_reason = CASE WHEN ${update.status ?? null}::text IS NULL THEN t.rejected_reason
                                        ELSE ${update.rejectedReason ?? null} END,
-                quality = coalesce(${update.quality ?? null}, quality),
-                category = coalesce(${update.category ?? null}, category),
+                quality = coalesce(${update.quality ?? null}, t.quality),
+                category = coalesce(${update.category ?? null}, t.category),
                 updated_at = ${now}::timestamptz
-              WHERE business_account_id = ${update.businessAccountId}
-                AND (external_id = ${update.externalId}
-                     OR (external_id IS NULL AND name = ${update.name ?? null} AND language = ${update.language ?? null}))
-              RETURNING id`
-        ).pipe(Effect.map((rows) => rows.length)),
+              FROM before WHERE t.account_id = before.account_id AND t.id = before.id
+              RETURNING t.*
+            )
+            SELECT after.account_id, ${afterColumns},
+                   jsonb_build_object('id', before.id, 'business_account_id', before.business_account_id,
+                     'external_id', before.external_id, 'name', before.name, 'language', before.language,
+                     'category', before.category, 'status', before.status, 'quality', before.quality,
+                     'rejected_reason', before.rejected_reason, 'components', before.components::text,
+                     'created_at', before.created_at, 'updated_at', before.updated_at) AS before
+            FROM after JOIN before ON before.account_id = after.account_id AND before.id = after.id`
+        ).pipe(
+          Effect.map((rows) =>
+            rows.map((row) => ({
+              accountId: row.account_id,
+              before: fromRow(json<Row>(row.before)),
+              after: fromRow(row)
+            }))
+          )
+        ),
       claimSync: (accountId, businessAccountId, now, until) =>
         orDie(
           sql<{ claimed: boolean }>`INSERT INTO template_syncs (account_id, business_account_id, claimed_until)

@@ -29,6 +29,9 @@ export const layer = Layer.effect(
             body: string
             url: string
             secret: string
+            previous_secret: string | null
+            endpoint_id: string
+            account_id: string
             retry_policy: RetryPolicy
           }>`
             WITH due AS (
@@ -36,6 +39,11 @@ export const layer = Layer.effect(
               FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
               WHERE d.status = 'pending' AND d.next_attempt_at <= ${at(now)}::timestamptz
                 AND (d.lease_until IS NULL OR d.lease_until <= ${at(now)}::timestamptz)
+                -- One lead's events in order: not while an earlier one to the endpoint is pending.
+                AND (d.ordering_key IS NULL OR NOT EXISTS (
+                  SELECT 1 FROM webhook_deliveries earlier
+                  WHERE earlier.endpoint_id = d.endpoint_id AND earlier.ordering_key = d.ordering_key
+                    AND earlier.status = 'pending' AND earlier.id COLLATE "C" < d.id COLLATE "C"))
               ORDER BY d.next_attempt_at
               LIMIT ${limit}::int
               FOR UPDATE OF d SKIP LOCKED
@@ -50,7 +58,8 @@ export const layer = Layer.effect(
               RETURNING d.id, d.event_id, d.event_type, d.endpoint_id, d.round_attempts, d.next_attempt_at
             )
             SELECT c.id, c.event_id, c.event_type, c.round_attempts, c.next_attempt_at AS due_at, coalesce(e.body, e.payload::text) AS body,
-                   w.url, w.secret, w.retry_policy
+                   w.url, w.secret, w.retry_policy, w.id AS endpoint_id, w.account_id,
+                   CASE WHEN w.previous_secret_expires_at > ${at(now)}::timestamptz THEN w.previous_secret END AS previous_secret
             FROM claimed c JOIN events e ON e.id = c.event_id JOIN webhook_endpoints w ON w.id = c.endpoint_id`
         ).pipe(
           // Hand-written, as in SqlLeads: the worker maps every claimed row, and a Schema decode costs several times more.
@@ -62,6 +71,9 @@ export const layer = Layer.effect(
               body: row.body,
               url: row.url,
               secret: row.secret,
+              previousSecret: row.previous_secret,
+              endpointId: row.endpoint_id,
+              accountId: row.account_id,
               attempt: row.round_attempts + 1,
               dueAt: new Date(row.due_at as string).getTime(),
               retryPolicy: row.retry_policy
@@ -69,20 +81,32 @@ export const layer = Layer.effect(
           )
         ),
       // One statement, so atomic without a transaction: the result is written only while
-      // this worker still holds the lease (a stalled worker's late result is dropped).
+      // this worker still holds the lease (a stalled worker's late result is dropped). A retry of
+      // an endpoint disabled meanwhile waits unscheduled, as its other pending deliveries do; the
+      // endpoint's `failing_since` is written only when it changes (first failure, first success).
       record: (worker, attempt) => {
         const next = attempt.next
         const status = next._tag === "Delivered" ? "delivered" : next._tag === "Failed" ? "failed" : "pending"
         const nextAttemptAt = next._tag === "RetryAt" ? at(next.at) : null
+        const succeeded = next._tag === "Delivered"
         return orDie(
           sql`
             WITH held AS (
-              UPDATE webhook_deliveries
-              SET status = ${status}, round_attempts = round_attempts + 1,
-                  next_attempt_at = ${nextAttemptAt}::timestamptz, lease_until = NULL, lease_owner = NULL,
+              UPDATE webhook_deliveries d
+              SET status = ${status}, round_attempts = d.round_attempts + 1,
+                  next_attempt_at = CASE WHEN w.enabled THEN ${nextAttemptAt}::timestamptz END,
+                  lease_until = NULL, lease_owner = NULL,
                   updated_at = ${at(attempt.attemptedAt + attempt.durationMs)}::timestamptz
-              WHERE id = ${attempt.deliveryId} AND lease_owner = ${worker} AND status = 'pending'
-              RETURNING id
+              FROM webhook_endpoints w
+              WHERE d.id = ${attempt.deliveryId} AND d.lease_owner = ${worker} AND d.status = 'pending'
+                AND w.id = d.endpoint_id
+              RETURNING d.id, d.endpoint_id
+            ), health AS (
+              UPDATE webhook_endpoints w
+              SET failing_since = CASE WHEN ${succeeded}::boolean THEN NULL ELSE ${at(attempt.attemptedAt)}::timestamptz END
+              FROM held
+              WHERE w.id = held.endpoint_id
+                AND CASE WHEN ${succeeded}::boolean THEN w.failing_since IS NOT NULL ELSE w.failing_since IS NULL END
             )
             INSERT INTO webhook_attempts (delivery_id, number, attempted_at, status_code, duration_ms, error)
             SELECT held.id,

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import { orderingKeyOf } from "@leadline/core/events/Event"
 import { Outbox } from "@leadline/core/events/Outbox"
 import { writeBehind } from "../UnitOfWork.ts"
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from "../Notifications.ts"
@@ -35,7 +36,8 @@ export const layer = Layer.effect(
             id: event.id,
             account_id: event.account_id,
             type: event.type,
-            created_at: event.created_at
+            created_at: event.created_at,
+            ordering_key: orderingKeyOf(event)
           }))
         )
         return writeBehind(
@@ -43,10 +45,11 @@ export const layer = Layer.effect(
           // One notification per transaction (PostgreSQL folds equal ones) wakes every server's event streams.
           sql`INSERT INTO events ${sql.insert(rows)} RETURNING pg_notify(${EVENTS_CHANNEL}, '')`,
           sql`INSERT INTO webhook_deliveries
-                (id, account_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at)
+                (id, account_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at, ordering_key)
               SELECT 'dlv_' || substr(ev.id, 5) || lpad((row_number() OVER (PARTITION BY ev.id ORDER BY e.id))::text, 3, '0'),
-                     ev.account_id, ev.id, ev.type, e.id, 'pending', ev.created_at, ev.created_at, ev.created_at
-              FROM jsonb_to_recordset(${keys}::jsonb) AS ev(id text, account_id uuid, type text, created_at timestamptz)
+                     ev.account_id, ev.id, ev.type, e.id, 'pending', ev.created_at, ev.created_at, ev.created_at, ev.ordering_key
+              FROM jsonb_to_recordset(${keys}::jsonb)
+                   AS ev(id text, account_id uuid, type text, created_at timestamptz, ordering_key text)
               JOIN webhook_endpoints e ON e.account_id = ev.account_id AND e.deleted_at IS NULL AND e.enabled
                                        AND e.events ? ev.type
               RETURNING pg_notify(${DELIVERIES_CHANNEL}, '')`

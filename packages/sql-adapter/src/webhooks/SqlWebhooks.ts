@@ -11,8 +11,18 @@ const EndpointRow = Schema.Struct({
   ...Endpoint.fields,
   accountId: Schema.String,
   secret: Schema.String,
+  previousSecret: Schema.NullOr(Schema.String),
+  previousSecretExpiresAt: Schema.NullOr(Timestamp),
+  failingSince: Schema.NullOr(Timestamp),
   created_at: Timestamp
-}).pipe(Schema.encodeKeys({ accountId: "account_id" }))
+}).pipe(
+  Schema.encodeKeys({
+    accountId: "account_id",
+    previousSecret: "previous_secret",
+    previousSecretExpiresAt: "previous_secret_expires_at",
+    failingSince: "failing_since"
+  })
+)
 
 const { attempts: _attempts, ...deliveryFields } = Delivery.fields
 const DeliveryRow = Schema.Struct({
@@ -100,15 +110,19 @@ export const layer = Layer.effect(
                 WHERE account_id = ${endpoint.accountId}::uuid AND id = ${endpoint.id}::uuid AND deleted_at IS NULL
                 FOR UPDATE`
               if (before === undefined) return undefined
+              const enabling = !before.enabled && endpoint.enabled
               const [row] = yield* sql`UPDATE webhook_endpoints SET url = ${endpoint.url},
                   events = ${JSON.stringify(endpoint.events)}::jsonb, description = ${endpoint.description},
-                  enabled = ${endpoint.enabled}, retry_policy = ${endpoint.retry_policy}
+                  enabled = ${endpoint.enabled}, retry_policy = ${endpoint.retry_policy},
+                  secret = ${endpoint.secret}, previous_secret = ${endpoint.previousSecret},
+                  previous_secret_expires_at = ${endpoint.previousSecretExpiresAt}::timestamptz,
+                  failing_since = CASE WHEN ${enabling}::boolean THEN NULL ELSE failing_since END
                 WHERE account_id = ${endpoint.accountId}::uuid AND id = ${endpoint.id}::uuid
                 RETURNING *`.pipe(Effect.flatMap(decodeEndpoints))
               if (before.enabled && !endpoint.enabled) {
                 yield* sql`UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = ${at}::timestamptz
                   WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending'`
-              } else if (!before.enabled && endpoint.enabled) {
+              } else if (enabling) {
                 yield* sql`UPDATE webhook_deliveries SET next_attempt_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
                   WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending' AND next_attempt_at IS NULL`
               }
@@ -152,6 +166,60 @@ export const layer = Layer.effect(
         ).pipe(Effect.map(([items, [count]]) => ({ items, total: count?.total ?? 0 })))
       },
       findDelivery,
+      // Oldest first: the requeued rounds are due at once, and the claim takes a lead's in order.
+      recover: (accountId, endpointId, since, at) =>
+        isUuid(endpointId)
+          ? orDie(
+              sql<{ requeued: number | null; found: boolean }>`
+                WITH endpoint AS (
+                  SELECT id, enabled FROM webhook_endpoints
+                  WHERE account_id = ${accountId}::uuid AND id = ${endpointId}::uuid AND deleted_at IS NULL
+                  FOR SHARE
+                ), requeued AS (
+                  UPDATE webhook_deliveries d
+                  SET status = 'pending', round_attempts = 0, lease_until = NULL, lease_owner = NULL,
+                      next_attempt_at = CASE WHEN endpoint.enabled THEN ${at}::timestamptz END, updated_at = ${at}::timestamptz
+                  FROM endpoint
+                  WHERE d.endpoint_id = endpoint.id AND d.status = 'failed' AND d.created_at >= ${since}::timestamptz
+                  RETURNING d.id, pg_notify(${DELIVERIES_CHANNEL}, '')
+                )
+                SELECT (SELECT count(*)::int FROM requeued) AS requeued, EXISTS (SELECT 1 FROM endpoint) AS found`
+            ).pipe(Effect.map(([row]) => (row?.found ? (row.requeued ?? 0) : undefined)))
+          : Effect.succeed(undefined),
+      // One statement: the foreign keys are checked at its end, when all three are gone. The range on
+      // the events' primary key (ULIDs sort by time) finds the old ones without an index of their own.
+      purgeEventsBefore: (before, limit) =>
+        orDie(
+          sql<{ purged: number }>`
+            WITH old AS (
+              SELECT e.id FROM events e
+              WHERE e.id < ${before}
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+              ORDER BY e.id LIMIT ${limit}::int
+            ), attempts AS (
+              DELETE FROM webhook_attempts a USING webhook_deliveries d, old
+              WHERE d.event_id = old.id AND a.delivery_id = d.id
+            ), deliveries AS (
+              DELETE FROM webhook_deliveries d USING old WHERE d.event_id = old.id
+            ), purged AS (
+              DELETE FROM events e USING old WHERE e.id = old.id RETURNING 1
+            )
+            SELECT count(*)::int AS purged FROM purged`
+        ).pipe(Effect.map(([row]) => row?.purged ?? 0)),
+      // One statement (no transaction of its own): it runs inside the caller's unit of work, with its event.
+      disableFailing: (endpointId, failingBefore, at) =>
+        orDie(
+          sql`WITH disabled AS (
+                UPDATE webhook_endpoints SET enabled = false
+                WHERE id = ${endpointId}::uuid AND enabled AND deleted_at IS NULL
+                  AND failing_since <= ${failingBefore}::timestamptz
+                RETURNING *
+              ), paused AS (
+                UPDATE webhook_deliveries d SET next_attempt_at = NULL, updated_at = ${at}::timestamptz
+                FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'pending'
+              )
+              SELECT * FROM disabled`.pipe(Effect.flatMap(decodeEndpoints))
+        ).pipe(Effect.map(([endpoint]) => endpoint)),
       // One statement that share-locks the endpoint row: a concurrent delete either commits
       // first (and this sees the endpoint deleted) or waits for this one and then cancels the
       // delivery it queued. A separate check before the UPDATE could requeue for a deleted endpoint.

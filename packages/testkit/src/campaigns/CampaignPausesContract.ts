@@ -55,6 +55,21 @@ export const contract = (context: ContractContext) => {
       )
       const flagged = await readChannel(context.target, account.ownerKey, channel.id)
       expect(flagged).toMatchObject({ quality_rating: "red", messaging_limit_tier: "TIER_1K", restrictions: [] })
+      // Meta's word is an event of the account, with what the channel held before.
+      const events = await call(context.target, "GET", "/api/v1/events?type=channel.health_changed", {
+        auth: account.ownerKey
+      })
+      expect(events.status, events.text).toBe(200)
+      expect(events.body.events).toHaveLength(1)
+      expect(events.body.events[0]).toMatchObject({
+        type: "channel.health_changed",
+        data: { id: channel.id, quality_rating: "red", messaging_limit_tier: "TIER_1K" },
+        previous_attributes: { quality_rating: "unknown", messaging_limit_tier: null }
+      })
+      expect(Object.keys(events.body.events[0].previous_attributes).sort()).toEqual([
+        "messaging_limit_tier",
+        "quality_rating"
+      ])
 
       const queued = await call(context.target, "POST", `/api/v1/campaigns/${campaign.id}/queue`, {
         auth: account.ownerKey

@@ -114,6 +114,30 @@ export const contract = (context: ContractContext) =>
       expect(renamed.updated_at > known.updated_at).toBe(true)
     })
 
+    it("counts the leads an import makes in analytics as it counts single creates, by their status", async () => {
+      // An account of its own: its analytics hold only this test's leads.
+      const own = await makeAccount(context.target, { name: "Imports counted" })
+      await createLead(context.target, own.ownerKey, { name: "Single", status: "won" })
+      const csv = [
+        "name,phone,status",
+        `One,${nextPhone()},qualified`,
+        `Two,${nextPhone()},qualified`,
+        `Three,${nextPhone()},`,
+        "Refused,12345,new"
+      ].join("\n")
+      const reply = await postImport(context.target, own.ownerKey, csv)
+      expect(reply.status, reply.text).toBe(202)
+      const job = await waitForJob(context.target, own.ownerKey, reply.body.id)
+      expect(job.counts).toMatchObject({ created: 3, failed: 1 })
+      // A create after the import, in the same server: still counted one by one.
+      await createLead(context.target, own.ownerKey, { name: "After", status: "lost" })
+
+      const summary = await call(context.target, "GET", "/api/v1/analytics/summary", { auth: own.ownerKey })
+      expect(summary.status, summary.text).toBe(200)
+      expect(summary.body.leads.created).toBe(5)
+      expect(summary.body.leads.by_status).toMatchObject({ won: 1, qualified: 2, new: 1, lost: 1 })
+    })
+
     it("imports NDJSON, skips known phones with on_conflict=skip, and a dry run writes nothing", async () => {
       const known = await createLead(context.target, fixture.ownerKey, { name: "Stays" })
       const phone = nextPhone()

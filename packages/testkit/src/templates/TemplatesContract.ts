@@ -107,6 +107,15 @@ export const contract = (context: ContractContext) => {
       })
       const approved = await reviewed(context.target, account.ownerKey, reply.body.id)
       expect(approved).toMatchObject({ id: reply.body.id, status: "APPROVED", rejected_reason: null })
+      // Meta's status webhook is an event of the account, with the status before it.
+      const events = await get(account.ownerKey, "/api/v1/events?type=template.updated")
+      expect(events.status, events.text).toBe(200)
+      expect(events.body.events).toHaveLength(1)
+      expect(events.body.events[0]).toMatchObject({
+        type: "template.updated",
+        data: { id: reply.body.id, status: "APPROVED" },
+        previous_attributes: { status: "PENDING" }
+      })
 
       const list = await get(account.ownerKey, `${TEMPLATES_PATH}?status=APPROVED`)
       expect(list.status, list.text).toBe(200)

@@ -93,6 +93,14 @@ const endpointIsolation: Resource.Isolation = {
 }
 
 const endpointAt = (id: string) => ({ path: `/api/webhooks/endpoints?id=${id}` })
+const rotation = (id: string) => ({
+  path: `/api/webhooks/endpoints/rotate-secret?id=${id}`,
+  json: { overlap_seconds: 60 }
+})
+const recovery = (id: string) => ({
+  path: `/api/webhooks/endpoints/recover?id=${id}`,
+  json: { since: "2026-01-01T00:00:00Z" }
+})
 
 export const endpoints: Resource.Resource = {
   name: "webhook endpoints",
@@ -133,6 +141,22 @@ export const endpoints: Resource.Resource = {
       request: Resource.aimedAt(endpointIsolation, (id) => ({ ...endpointAt(id), json: { description: "Changed" } }))
     },
     {
+      method: "POST",
+      path: "/api/webhooks/endpoints/rotate-secret",
+      needs: "full access",
+      succeeds: 200,
+      addresses: (id) => rotation(id),
+      request: Resource.aimedAt(endpointIsolation, rotation)
+    },
+    {
+      method: "POST",
+      path: "/api/webhooks/endpoints/recover",
+      needs: "full access",
+      succeeds: 200,
+      addresses: (id) => recovery(id),
+      request: Resource.aimedAt(endpointIsolation, recovery)
+    },
+    {
       method: "DELETE",
       path: "/api/webhooks/endpoints",
       needs: "full access",
@@ -157,7 +181,12 @@ export const endpoints: Resource.Resource = {
       update: "PATCH /api/webhooks/endpoints",
       remove: "DELETE /api/webhooks/endpoints",
       list: { path: "/api/webhooks/endpoints", field: "endpoints" },
-      parameters: ["/api/webhooks/endpoints id", "/api/webhooks/deliveries endpoint_id"]
+      parameters: [
+        "/api/webhooks/endpoints id",
+        "/api/webhooks/endpoints/rotate-secret id",
+        "/api/webhooks/endpoints/recover id",
+        "/api/webhooks/deliveries endpoint_id"
+      ]
     }
   }
 }

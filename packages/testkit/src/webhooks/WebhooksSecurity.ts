@@ -14,6 +14,8 @@ export const admits: Admits = {
   "POST /api/webhooks/endpoints": ["full access"],
   "GET /api/webhooks/endpoints": ["full access"],
   "PATCH /api/webhooks/endpoints": ["full access"],
+  "POST /api/webhooks/endpoints/rotate-secret": ["full access"],
+  "POST /api/webhooks/endpoints/recover": ["full access"],
   "DELETE /api/webhooks/endpoints": ["full access"],
   "GET /api/webhooks/deliveries": ["full access"],
   "POST /api/webhooks/deliveries/redeliver": ["full access"]

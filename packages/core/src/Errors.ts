@@ -196,7 +196,11 @@ export const invalidInput = (error: Schema.SchemaError, what: string): InvalidIn
 }
 
 /** A field a service refuses after decoding: a reference to nothing, a rule across fields. */
-export const invalidField = (path: string, message: string, where: "body" | "query" = "body"): InvalidInput =>
+export const invalidField = (
+  path: string,
+  message: string,
+  where: "body" | "query" | "headers" = "body"
+): InvalidInput =>
   new InvalidInput({ message: `Invalid request ${where}: ${path}: ${message}`, details: [{ path, message }] })
 
 /** `assigned_user_id` naming no user of the caller's account (leads, conversations). */

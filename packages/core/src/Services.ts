@@ -9,6 +9,7 @@ import { KeyIssuer } from "./auth/KeyIssuer.ts"
 import { Idempotency } from "./idempotency/Idempotency.ts"
 import * as Slices from "./Slices.ts"
 import { Events } from "./eventlog/Events.ts"
+import { EventStream } from "./eventlog/EventStream.ts"
 import { Webhooks } from "./webhooks/Webhooks.ts"
 import { EndpointHealth } from "./webhooks/EndpointHealth.ts"
 
@@ -47,6 +48,7 @@ export const layer = Layer.mergeAll(
   Webhooks.layer,
   EndpointHealth.layer,
   Events.layer,
+  EventStream.layer,
   Analytics.layer,
   slices
 )

@@ -19,6 +19,7 @@ import { MediaApi } from "./messages/MediaApi.ts"
 import { LeadsApi } from "./leads/LeadsApi.ts"
 import { WebhooksApi } from "./webhooks/WebhooksApi.ts"
 import { EventsApi } from "./eventlog/EventsApi.ts"
+import { StreamApi } from "./eventlog/StreamApi.ts"
 import * as OpenApiDocument from "./OpenApiDocument.ts"
 
 export class Api extends HttpApi.make("leadline")
@@ -27,6 +28,7 @@ export class Api extends HttpApi.make("leadline")
   .add(KeysApi)
   .add(WebhooksApi)
   .add(EventsApi)
+  .add(StreamApi)
   .add(AnalyticsApi)
   .add(AdminApi)
   .add(LeadsApi)

@@ -1,4 +1,7 @@
 import { createServer as createNodeServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import { Effect } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { makeUnsafe as makeId } from "@leadline/core/Ids"
 
 const answer = (status: string, error: string, code: string) => {
@@ -48,19 +51,48 @@ const answerWhileDetached = (server: Server): Server => {
   return server.on("request", placeholder)
 }
 
+const CLOSING = "leadline:closing"
+
+/**
+ * Announces `close()` as it starts: the server waits (up to its grace period) for responses in
+ * flight, and a response that never ends by itself (an event stream) must hear of it to end.
+ */
+const announceClosing = (server: Server): Server => {
+  // One listener per open stream: thousands are expected, not a leak.
+  server.setMaxListeners(0)
+  const close = server.close.bind(server)
+  server.close = (callback) => {
+    server.emit(CLOSING)
+    return close(callback)
+  }
+  return server
+}
+
+/** Succeeds when the server that took `request` starts closing; never on a server not made here. */
+export const closing = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const server = (NodeHttpServerRequest.toIncomingMessage(request).socket as { server?: Server } | undefined)?.server
+    if (server === undefined) return
+    const onClosing = () => resume(Effect.void)
+    server.once(CLOSING, onClosing)
+    return Effect.sync(() => server.off(CLOSING, onClosing))
+  })
+
 /**
  * A `node:http` server for `NodeHttpServer.layer`. Requests Node rejects before any
  * handler runs (headers over 16 KiB, a malformed request line) would get its bare
  * answer; here they get the contract's JSON error and a request id like any other.
  */
 export const createServer = (): Server =>
-  answerWhileDetached(
-    createNodeServer().on("clientError", (error: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable || error.code === "ECONNRESET") return socket.destroy()
-      socket.end(
-        error.code === "HPE_HEADER_OVERFLOW"
-          ? answer("431 Request Header Fields Too Large", "The request headers are too large", "headers_too_large")
-          : answer("400 Bad Request", "The request could not be read", "validation_error")
-      )
-    })
+  announceClosing(
+    answerWhileDetached(
+      createNodeServer().on("clientError", (error: NodeJS.ErrnoException, socket) => {
+        if (!socket.writable || error.code === "ECONNRESET") return socket.destroy()
+        socket.end(
+          error.code === "HPE_HEADER_OVERFLOW"
+            ? answer("431 Request Header Fields Too Large", "The request headers are too large", "headers_too_large")
+            : answer("400 Bad Request", "The request could not be read", "validation_error")
+        )
+      })
+    )
   )

@@ -14,6 +14,7 @@ import * as CampaignsHandlers from "./campaigns/CampaignsHandlers.ts"
 import * as CatalogueHandlers from "./catalogue/CatalogueHandlers.ts"
 import * as OptOutsHandlers from "./optouts/OptOutsHandlers.ts"
 import * as EventsHandlers from "./eventlog/EventsHandlers.ts"
+import * as StreamHandlers from "./eventlog/StreamHandlers.ts"
 import * as OrderNoticesHandlers from "./orders/OrderNoticesHandlers.ts"
 import * as OrdersHandlers from "./orders/OrdersHandlers.ts"
 import * as AnalyticsHandlers from "./analytics/AnalyticsHandlers.ts"
@@ -63,6 +64,7 @@ const apiRoutes = HttpApiBuilder.layer(Api).pipe(
     KeysHandlers.layer,
     WebhooksHandlers.layer,
     EventsHandlers.layer,
+    StreamHandlers.layer,
     AnalyticsHandlers.layer,
     AdminHandlers.layer,
     LeadsHandlers.layer,

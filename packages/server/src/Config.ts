@@ -86,6 +86,14 @@ export const ServerConfig = Config.all({
   rateLimitWindowSeconds: Config.Int("LEADLINE_RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(60)),
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  // GET /api/v1/stream: the idle heartbeat, and the events a connection may fall behind by before its reset.
+  streamHeartbeatSeconds: Config.schema(
+    Schema.Finite.check(Schema.isGreaterThan(0)),
+    "LEADLINE_STREAM_HEARTBEAT_SECONDS"
+  ).pipe(Config.withDefault(15)),
+  streamBuffer: Config.schema(Schema.Int.check(Schema.isGreaterThan(0)), "LEADLINE_STREAM_BUFFER").pipe(
+    Config.withDefault(1000)
+  ),
   tracing: Config.Boolean("LEADLINE_TRACING").pipe(Config.withDefault(false)),
   otlp: Tracing.OtlpConfig,
   // `/metrics` exists only with a token; the recording itself stays on unless LEADLINE_METRICS=false.

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { StreamSettings } from "@leadline/core/eventlog/EventStream"
 import type { MetaApp } from "@leadline/whatsapp-adapter/webhook/MetaApp"
 import type * as Keyring from "@leadline/sql-adapter/sealing/Keyring"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
@@ -23,8 +24,8 @@ export const loopOptions = (
 
 /**
  * The core on SQL (`DATABASE_URL`, else the embedded database in the data directory) with the
- * settings both processes give it: the AI model (the simulator reads it too), the webhook guard's
- * settings, the Meta app, and the keyring that seals provider secrets (`Secrets.ts`).
+ * settings both processes give it: the AI model (the simulator reads it too), the event streams'
+ * settings, the webhook guard's settings, the Meta app, and the keyring that seals provider secrets (`Secrets.ts`).
  */
 export const stores = (
   config: ServerConfig,
@@ -38,7 +39,15 @@ export const stores = (
       config.media.store === "fs"
         ? FileMediaStore.layer(MediaConfig.directoryOf(config.media, config.dataDir))
         : undefined
-    ).pipe(Layer.provideMerge(Ai.layer)),
+    ).pipe(
+      Layer.provideMerge(Ai.layer),
+      Layer.provide(
+        Layer.succeed(StreamSettings, {
+          heartbeatMillis: config.streamHeartbeatSeconds * 1000,
+          buffer: config.streamBuffer
+        })
+      )
+    ),
     {
       network: { allowPrivate: config.allowPrivateWebhookUrls },
       metaApp,

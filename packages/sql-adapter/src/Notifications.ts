@@ -4,6 +4,9 @@ import * as PgliteClient from "./PgliteClient.ts"
 /** The channel committed deliveries are announced on (`pg_notify` inside the transaction: sent at commit). */
 export const DELIVERIES_CHANNEL = "leadline_deliveries"
 
+/** The channel every commit that records events is announced on, for the event streams' fan-out. */
+export const EVENTS_CHANNEL = "leadline_events"
+
 /** The channel a queued outbound message is announced on, for the message sender. */
 export const MESSAGES_CHANNEL = "leadline_messages"
 

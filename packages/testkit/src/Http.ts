@@ -34,6 +34,11 @@ export const call = async (target: Target, method: string, path: string, options
     `${target.baseUrl}${path}`,
     body === undefined ? { method, headers } : { method, headers, body }
   )
+  // An event stream never ends by itself: its answer is the status and headers (and the body is let go).
+  if (response.status === 200 && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    await response.body?.cancel()
+    return { status: response.status, headers: response.headers, text: "", body: undefined }
+  }
   const text = await response.text()
   let parsed: unknown
   try {

@@ -1,6 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { StreamSettings } from "@leadline/core/eventlog/EventStream"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type { TemplateGraph } from "@leadline/core/templates/TemplateGraph"
 import type * as MessageSender from "@leadline/core/messages/Sender"
@@ -66,6 +67,8 @@ export interface StartOptions {
   readonly eventPurgeMillis?: number | undefined
   /** Serves `/metrics` behind this bearer token (`LEADLINE_METRICS_TOKEN`); no `/metrics` without one. */
   readonly metricsToken?: string | undefined
+  /** `GET /api/v1/stream`'s heartbeat and per-connection buffer; 15 s and 1,000 events unless given. */
+  readonly stream?: { readonly heartbeatMillis?: number; readonly buffer?: number } | undefined
   readonly messaging?:
     | {
         /** Run the message sender in the server (the default), or not. */
@@ -138,7 +141,15 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
     api.pipe(
       Layer.provide(transport),
       Layer.provide(options.messaging?.mediaDownloader ?? SimulatorMedia.layer),
-      Layer.provide(Composition.app(options.app ?? MemoryApp.layer, { network })),
+      Layer.provide(
+        Composition.app(options.app ?? MemoryApp.layer, { network }).pipe(
+          Layer.provide(
+            options.stream === undefined
+              ? Layer.empty
+              : Layer.succeed(StreamSettings, { heartbeatMillis: 15_000, buffer: 1_000, ...options.stream })
+          )
+        )
+      ),
       Layer.provide(Layer.succeed(AdminToken, Redacted.make(adminToken))),
       Layer.provide(options.readiness ?? Readiness.always),
       Layer.provide(

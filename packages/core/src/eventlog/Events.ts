@@ -1,36 +1,25 @@
 import { Clock, Context, Effect, Layer, Schema } from "effect"
 import { CurrentPrincipal } from "../auth/Principal.ts"
-import * as Scopes from "../auth/Scopes.ts"
-import { decodeInput, type InvalidInput, invalidField, PermissionDenied } from "../Errors.ts"
-import * as EventCatalog from "../EventCatalog.ts"
+import { decodeInput, type InvalidInput, invalidField, type PermissionDenied } from "../Errors.ts"
 import { Limit, QueryTime } from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import type { Envelope } from "../events/Event.ts"
 import { EventLog, type EventQuery } from "./EventLog.ts"
+import { TypeFilter, visibleTypes } from "./Visibility.ts"
 
 /** How far back `GET /api/v1/events` reaches (Stripe's 30 days). */
 export const RETENTION_DAYS = 30
 const DAY_MILLIS = 86_400_000
 const DEFAULT_LIMIT = 50
 
-const EventId = Schema.String.check(
+export const EventId = Schema.String.check(
   Schema.isPattern(/^evt_[0-9a-z]{1,64}$/, { message: "must be an event id (evt_…)" })
 )
 
 /** The query of `GET /api/v1/events`: each parameter checked on its own, so a 400 names the one at fault. */
 export const EventListQuery = Schema.Struct({
   limit: Schema.optional(Limit),
-  type: Schema.optional(
-    Schema.String.check(
-      Schema.makeFilter(
-        (value: string) =>
-          value.split(",").every((type) => typesMatching(type).length > 0) ||
-          "must be one or more event types (lead.updated) or families (lead.*), separated by commas"
-      )
-    ).annotate({
-      description: "Only these types, separated by commas; `lead.*` is every type of a family"
-    })
-  ),
+  type: Schema.optional(TypeFilter),
   created_after: Schema.optional(QueryTime.annotate({ description: "Recorded at or after this time" })),
   created_before: Schema.optional(QueryTime.annotate({ description: "Recorded before this time" })),
   starting_after: Schema.optional(
@@ -41,12 +30,6 @@ export const EventListQuery = Schema.Struct({
   )
 }).annotate({ identifier: "EventListQuery" })
 export type EventListQuery = typeof EventListQuery.Type
-
-/** The types a `type` item names: itself, or its family's (`lead.*`). */
-const typesMatching = (item: string): ReadonlyArray<string> =>
-  item.endsWith(".*")
-    ? EventCatalog.EVENT_TYPES.filter((type) => type.startsWith(item.slice(0, -1)))
-    : EventCatalog.EVENT_TYPES.filter((type) => type === item)
 
 export const EventListMeta = Schema.Struct({
   limit: Schema.Int,
@@ -89,24 +72,7 @@ export class Events extends Context.Service<
       const list = Effect.fnUntraced(function* (raw: EventListQuery = {}) {
         const principal = yield* CurrentPrincipal
         const query = yield* decodeQuery(raw)
-        const visible = EventCatalog.definitions.filter((definition) =>
-          Scopes.allows(principal.scopes, definition.view)
-        )
-        if (visible.length === 0) {
-          // The narrowest way in: the first resource's read scope.
-          return yield* new PermissionDenied({ required: Scopes.requirementFor(EventCatalog.definitions[0]!.view) })
-        }
-        let types: ReadonlyArray<string> = visible.map((definition) => definition.type)
-        if (query.type !== undefined) {
-          const asked = [...new Set(query.type.split(",").flatMap(typesMatching))]
-          const hidden = EventCatalog.definitions.find(
-            (definition) => asked.includes(definition.type) && !types.includes(definition.type)
-          )
-          if (hidden !== undefined) {
-            return yield* new PermissionDenied({ required: Scopes.requirementFor(hidden.view) })
-          }
-          types = asked
-        }
+        const types = yield* visibleTypes(principal.scopes, query.type)
         if (query.starting_after !== undefined && query.ending_before !== undefined) {
           return yield* invalidField(
             "ending_before",

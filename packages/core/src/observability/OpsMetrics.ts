@@ -93,3 +93,8 @@ export const preregistered: ReadonlyArray<Metric.Metric<number, unknown>> = [
   ...Object.values(idempotencyRequests),
   rateLimited
 ]
+
+/** `GET /api/v1/stream` connections open on this server (its fan-out's subscribers). */
+export const streamsOpen = Metric.gauge("leadline_event_streams_open", {
+  description: "Event streams (GET /api/v1/stream) open on this server"
+})

@@ -1,6 +1,7 @@
 import { Clock, Context, Effect, Layer, PubSub } from "effect"
 import type { EventType } from "@leadline/core/EventCatalog"
 import { type Envelope, orderingKeyOf } from "@leadline/core/events/Event"
+import { EventFeed } from "@leadline/core/eventlog/EventFeed"
 import { EventLog } from "@leadline/core/eventlog/EventLog"
 import * as Events from "@leadline/core/eventlog/Events"
 import { Outbox } from "@leadline/core/events/Outbox"
@@ -8,6 +9,7 @@ import * as Ids from "@leadline/core/Ids"
 import { DeliveryQueue } from "@leadline/core/webhooks/DeliveryQueue"
 import type { Attempt, Delivery, DeliveryStatus, EndpointRecord } from "@leadline/core/webhooks/Webhook"
 import { WebhooksRepo } from "@leadline/core/webhooks/WebhooksRepo"
+import * as MemoryEventFeed from "../eventlog/MemoryEventFeed.ts"
 import * as MemoryTable from "../MemoryTable.ts"
 import { atomically } from "../MemoryTransaction.ts"
 
@@ -97,6 +99,7 @@ export const layer = Layer.effectContext(
     const { events, endpoints, deliveries } = makeTables()
     const wake = yield* PubSub.sliding<void>(1)
     const signal = () => Effect.runFork(PubSub.publish(wake, undefined))
+    const commitOrder = yield* MemoryEventFeed.make
 
     const subscribed = (event: Envelope) =>
       [...endpoints.scan("live", event.account_id)].filter(
@@ -137,6 +140,7 @@ export const layer = Layer.effectContext(
             tx.onCommit((committed) => {
               for (const delivery of queued) deliveries.insert(committed, delivery)
               if (queued.length > 0) signal()
+              commitOrder.committed(batch)
             })
           })
         })
@@ -405,6 +409,7 @@ export const layer = Layer.effectContext(
 
     return Context.make(Outbox, outbox).pipe(
       Context.add(EventLog, log),
+      Context.add(EventFeed, commitOrder.feed),
       Context.add(WebhooksRepo, repo),
       Context.add(DeliveryQueue, queue),
       Context.add(RecordedEvents, { all: Effect.sync(() => [...events.rows()]) })

@@ -3,12 +3,12 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { orderingKeyOf } from "@leadline/core/events/Event"
 import { Outbox } from "@leadline/core/events/Outbox"
 import { writeBehind } from "../UnitOfWork.ts"
-import { DELIVERIES_CHANNEL } from "../Notifications.ts"
+import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from "../Notifications.ts"
 
 /**
  * Events go into `events`, with one pending delivery per endpoint subscribed to each
  * one's type, inside the caller's unit of work; `pg_notify` wakes the workers when (and
- * only if) that unit commits with a delivery. Both are writes behind (UnitOfWork.ts):
+ * only if) that unit commits with a delivery, and the event streams when it commits with events. Both are writes behind (UnitOfWork.ts):
  * they cost no round trip of their own, whatever the batch holds. A delivery's id is its
  * event's ULID and its rank among the event's endpoints, so it is made in the statement
  * that finds the endpoints.
@@ -42,7 +42,8 @@ export const layer = Layer.effect(
         )
         return writeBehind(
           sql,
-          sql`INSERT INTO events ${sql.insert(rows)}`,
+          // One notification per transaction (PostgreSQL folds equal ones) wakes every server's event streams.
+          sql`INSERT INTO events ${sql.insert(rows)} RETURNING pg_notify(${EVENTS_CHANNEL}, '')`,
           sql`INSERT INTO webhook_deliveries
                 (id, account_id, event_id, event_type, endpoint_id, status, next_attempt_at, created_at, updated_at, ordering_key)
               SELECT 'dlv_' || substr(ev.id, 5) || lpad((row_number() OVER (PARTITION BY ev.id ORDER BY e.id))::text, 3, '0'),

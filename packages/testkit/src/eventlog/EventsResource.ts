@@ -5,6 +5,7 @@ import type * as Resource from "../Resource.ts"
 import type { Target } from "../TestServer.ts"
 
 export const EVENTS = "/api/v1/events"
+export const STREAM = "/api/v1/stream"
 
 /** GET the account's events with this query (`?type=…`), expecting 200: `{events, meta}`. */
 export const eventsOf = async (target: Target, key: string, query = "") => {
@@ -44,7 +45,7 @@ const READERS = [
   "agents:write"
 ] as const
 
-/** The event log: one read of the caller's own account; its rows are the outbox's (the webhooks descriptor counts them). */
+/** The event log and its stream: reads of the caller's own account; its rows are the outbox's (the webhooks descriptor counts them). */
 export const resource: Resource.Resource = {
   name: "events",
   routes: [
@@ -54,6 +55,14 @@ export const resource: Resource.Resource = {
       needs: READERS,
       succeeds: 200,
       request: async () => ({ path: EVENTS })
+    },
+    // The same events live: the same keys may open it (its answer here is its head: 200, an event stream).
+    {
+      method: "GET",
+      path: STREAM,
+      needs: READERS,
+      succeeds: 200,
+      request: async () => ({ path: STREAM })
     }
   ],
   // No route takes an id; another account's reads must not show what this one did (a lead, and its event).

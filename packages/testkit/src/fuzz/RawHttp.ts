@@ -24,7 +24,7 @@ export interface Reply {
  * Sends one request on a connection of its own, with the body framed exactly
  * (`Content-Length`, or chunked when asked), and reads the whole answer. A
  * socket error after the answer arrived (the server closing on a 413) is not a
- * failure; no answer in `timeoutMs` is.
+ * failure; no answer in `timeoutMs` is. An event stream is answered by its head alone.
  */
 export const send = (baseUrl: string, request: HttpRequest, timeoutMs = 20_000): Promise<Reply> =>
   new Promise((resolve, reject) => {
@@ -39,6 +39,12 @@ export const send = (baseUrl: string, request: HttpRequest, timeoutMs = 20_000):
       { host: url.hostname, port: url.port, method: request.method, path: request.path, headers, agent: false },
       (incoming) => {
         answered = true
+        // An event stream never ends by itself: its answer is the status and headers.
+        if (incoming.statusCode === 200 && incoming.headers["content-type"]?.startsWith("text/event-stream")) {
+          resolve({ status: 200, headers: incoming.headers, text: "" })
+          outgoing.destroy()
+          return
+        }
         const chunks: Array<Buffer> = []
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
         incoming.on("error", reject)

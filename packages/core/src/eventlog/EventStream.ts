@@ -1,0 +1,219 @@
+import { type Cause, Context, Duration, Effect, Layer, Metric, Option, Queue, Schema, Stream } from "effect"
+import { CurrentPrincipal } from "../auth/Principal.ts"
+import { decodeInput, type InvalidInput, invalidField, type PermissionDenied } from "../Errors.ts"
+import type { Envelope } from "../events/Event.ts"
+import * as OpsMetrics from "../observability/OpsMetrics.ts"
+import * as Tracing from "../Tracing.ts"
+import { EventFeed, type Position } from "./EventFeed.ts"
+import { EventId } from "./Events.ts"
+import { TypeFilter, visibleTypes } from "./Visibility.ts"
+
+/** Deployment settings of `GET /api/v1/stream`; the contract's defaults. */
+export class StreamSettings extends Context.Reference<{
+  /** How often an idle stream sends a comment line, so proxies keep it open (15 s). */
+  readonly heartbeatMillis: number
+  /** Events a connection may have waiting to be written before it is ended with a reset (1,000). */
+  readonly buffer: number
+}>("core/StreamSettings", { defaultValue: () => ({ heartbeatMillis: 15_000, buffer: 1_000 }) }) {}
+
+/** The query of `GET /api/v1/stream`, each parameter checked on its own so a 400 names the one at fault. */
+export const EventStreamQuery = Schema.Struct({
+  type: Schema.optional(TypeFilter),
+  last_event_id: Schema.optional(
+    EventId.annotate({
+      description:
+        "Resume after this event (for clients that cannot send the `Last-Event-ID` header, which wins when both are given)"
+    })
+  )
+}).annotate({ identifier: "EventStreamQuery" })
+export type EventStreamQuery = typeof EventStreamQuery.Type
+
+/** What a stream carries: the account's events, a heartbeat, and, last, a reset for a client too far behind. */
+export type StreamItem =
+  | { readonly _tag: "Event"; readonly event: Envelope }
+  | { readonly _tag: "Heartbeat" }
+  | { readonly _tag: "Reset"; readonly lastEventId: string | null }
+
+/** Events read from the log per query, by the fan-out and by a resume's catch-up. */
+const PAGE = 500
+/** Reads again this soon while a commit waits on an older transaction still running; doubling up to a cap. */
+const PENDING_RETRY_MILLIS = 5
+const PENDING_RETRY_CAP_MILLIS = 200
+/** Without a wake-up (a lost LISTEN connection), the server still reads the log this often. */
+const FALLBACK_MILLIS = 1_000
+
+interface Subscriber {
+  readonly types: ReadonlySet<string>
+  readonly queue: Queue.Queue<Envelope, Cause.Done>
+  overflowed: boolean
+}
+
+/**
+ * `GET /api/v1/stream` (docs/contract.md, "Stream"): the account's events as they commit, as a key
+ * may see them (`Visibility.ts`), resumable after any event of the log. One fan-out per server:
+ * a fiber that reads the log once per wake-up (a NOTIFY at commit on SQL) and hands each open
+ * stream its account's events, so the database's load does not grow with the number of streams.
+ * A stream whose buffer fills is ended with a reset instead of slowing the fan-out for the rest.
+ */
+export class EventStream extends Context.Service<
+  EventStream,
+  {
+    /** The stream a key asked for; `lastEventId` is the `Last-Event-ID` header, which wins over the query's. */
+    readonly open: (
+      query: EventStreamQuery,
+      lastEventId: string | undefined
+    ) => Effect.Effect<Stream.Stream<StreamItem>, PermissionDenied | InvalidInput, CurrentPrincipal>
+    /** Streams open on this server, for tests and metrics. */
+    readonly openCount: Effect.Effect<number>
+  }
+>()("core/EventStream") {
+  static readonly layer: Layer.Layer<EventStream, never, EventFeed> = Layer.effect(
+    EventStream,
+    Effect.gen(function* () {
+      const feed = yield* EventFeed
+      const settings = yield* StreamSettings
+      const decodeQuery = decodeInput(Schema.toType(EventStreamQuery), "query")
+      const decodeId = Schema.decodeUnknownOption(EventId)
+      const byAccount = new Map<string, Set<Subscriber>>()
+      let open = 0
+      let cursor: Position = yield* feed.head
+      yield* Metric.update(OpsMetrics.streamsOpen, 0)
+
+      // Synchronous, so no read of the log runs between taking the cursor and joining the fan-out.
+      const subscribe = (accountId: string, types: ReadonlyArray<string>) =>
+        Effect.map(Queue.bounded<Envelope, Cause.Done>(settings.buffer), (queue) => {
+          const subscriber: Subscriber = { types: new Set(types), queue, overflowed: false }
+          const set = byAccount.get(accountId) ?? new Set()
+          byAccount.set(accountId, set)
+          set.add(subscriber)
+          open++
+          return { subscriber, upTo: cursor }
+        }).pipe(Effect.tap(() => Metric.update(OpsMetrics.streamsOpen, open)))
+
+      const unsubscribe = (accountId: string, subscriber: Subscriber) =>
+        Effect.sync(() => {
+          open--
+          const set = byAccount.get(accountId)
+          set?.delete(subscriber)
+          if (set?.size === 0) byAccount.delete(accountId)
+        }).pipe(Effect.andThen(Effect.suspend(() => Metric.update(OpsMetrics.streamsOpen, open))))
+
+      const dispatch = (events: ReadonlyArray<Envelope>) => {
+        for (const event of events) {
+          const set = byAccount.get(event.account_id)
+          if (set === undefined) continue
+          for (const subscriber of set) {
+            if (!subscriber.types.has(event.type)) continue
+            if (!Queue.offerUnsafe(subscriber.queue, event)) {
+              // Too far behind: it ends after what it holds, with a reset, and resumes from its last id.
+              subscriber.overflowed = true
+              Queue.endUnsafe(subscriber.queue)
+              set.delete(subscriber)
+            }
+          }
+        }
+      }
+
+      /** Reads the log up to now; true when a commit is waiting on an older transaction. */
+      const round = Effect.gen(function* () {
+        if (byAccount.size === 0) {
+          // Nobody to tell: move past what is committed without reading it.
+          cursor = yield* feed.head
+          return false
+        }
+        while (true) {
+          const page = yield* feed.next(cursor, PAGE)
+          dispatch(page.items.map((item) => item.event))
+          cursor = page.reached
+          if (page.items.length < PAGE) return page.pending
+        }
+      })
+
+      // At shutdown every stream ends (a client reconnects elsewhere with its last id), so the
+      // server's close does not wait on connections that would never end by themselves.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const set of byAccount.values()) for (const subscriber of set) Queue.endUnsafe(subscriber.queue)
+        })
+      )
+      const wakeup = yield* feed.wakeups
+      yield* Effect.forkScoped(
+        Effect.gen(function* () {
+          let retry = PENDING_RETRY_MILLIS
+          while (true) {
+            const pending = yield* round.pipe(
+              Effect.catchCause((cause) => Effect.as(Effect.logWarning("event stream fan-out failed", cause), false))
+            )
+            if (pending) {
+              yield* Effect.sleep(Duration.millis(retry))
+              retry = Math.min(retry * 2, PENDING_RETRY_CAP_MILLIS)
+            } else {
+              retry = PENDING_RETRY_MILLIS
+              yield* Effect.raceFirst(wakeup, Effect.sleep(Duration.millis(FALLBACK_MILLIS)))
+            }
+          }
+        })
+      )
+
+      const open_ = Effect.fnUntraced(function* (raw: EventStreamQuery, header: string | undefined) {
+        const principal = yield* CurrentPrincipal
+        const query = yield* decodeQuery(raw)
+        if (header !== undefined && Option.isNone(decodeId(header))) {
+          return yield* invalidField("Last-Event-ID", "must be an event id (evt_…)", "headers")
+        }
+        const types = yield* visibleTypes(principal.scopes, query.type)
+        const lastEventId = header ?? query.last_event_id
+        let from: Position | undefined
+        if (lastEventId !== undefined) {
+          from = yield* feed.positionOf(principal.accountId, lastEventId)
+          if (from === undefined) {
+            return yield* invalidField(
+              header !== undefined ? "Last-Event-ID" : "last_event_id",
+              "no such event in this account's log (30 days)",
+              header !== undefined ? "headers" : "query"
+            )
+          }
+        }
+        const accountId = principal.accountId
+
+        const events = Stream.unwrap(
+          Effect.gen(function* () {
+            const { subscriber, upTo } = yield* Effect.acquireRelease(subscribe(accountId, types), ({ subscriber }) =>
+              unsubscribe(accountId, subscriber)
+            )
+            // A resume reads what it missed from the log up to where the fan-out stood when it joined.
+            const catchUp =
+              from === undefined
+                ? Stream.empty
+                : Stream.paginate(from, (after: Position) =>
+                    Effect.map(feed.between(accountId, types, after, upTo, PAGE), (items) => [
+                      items.map((item) => item.event),
+                      items.length < PAGE ? Option.none() : Option.some(items[items.length - 1]!.position)
+                    ])
+                  )
+            let last: string | null = lastEventId ?? null
+            const delivered = Stream.concat(catchUp, Stream.fromQueue(subscriber.queue)).pipe(
+              Stream.map((event): StreamItem => {
+                last = event.id
+                return { _tag: "Event", event }
+              })
+            )
+            return Stream.concat(
+              delivered,
+              Stream.suspend(() =>
+                subscriber.overflowed ? Stream.succeed<StreamItem>({ _tag: "Reset", lastEventId: last }) : Stream.empty
+              )
+            )
+          })
+        )
+        const heartbeats = Stream.tick(Duration.millis(settings.heartbeatMillis)).pipe(
+          Stream.drop(1),
+          Stream.map((): StreamItem => ({ _tag: "Heartbeat" }))
+        )
+        return Stream.merge(events, heartbeats, { haltStrategy: "left" })
+      }, Tracing.span("EventStream.open"))
+
+      return EventStream.of({ open: open_, openCount: Effect.sync(() => open) })
+    })
+  )
+}

@@ -7,6 +7,7 @@ import * as AgentEvents from "../src/agents/AgentEvents.ts"
 import * as LeadEvents from "../src/leads/LeadEvents.ts"
 import * as OrderEvents from "../src/orders/OrderEvents.ts"
 import * as Slices from "../src/Slices.ts"
+import * as PlatformEvents from "../src/events/PlatformEvents.ts"
 import { emit, Outbox } from "../src/events/Outbox.ts"
 import type { Lead } from "../src/leads/Lead.ts"
 
@@ -149,11 +150,15 @@ describe("emit", () => {
 })
 
 describe("the event catalog", () => {
-  it("holds every event type of every slice, each once: the nine of the seed and message.status_changed", () => {
+  it("holds every event type of every slice and of the platform, each once: the nine of the seed and message.status_changed", () => {
     assert.deepStrictEqual(
       [...Event.EVENT_TYPES].sort(),
-      Slices.all.flatMap((slice) => slice.events.map((definition) => definition.type)).sort()
+      [
+        ...Slices.all.flatMap((slice) => slice.events.map((definition) => definition.type)),
+        ...PlatformEvents.events.map((definition) => definition.type)
+      ].sort()
     )
+    assert.include(Event.EVENT_TYPES, "webhook_endpoint.disabled")
     for (const type of [
       "agent.config_changed",
       "campaign.queued",

@@ -6,7 +6,7 @@ import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRep
 import { FirstResponses } from "@leadline/core/conversations/FirstResponses"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
-import { type Counted, MessagesRepo } from "@leadline/core/messages/MessagesRepo"
+import { type Counted, MessagesRepo, type ThreadSummary } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import { type ClaimedMessage, OutboundQueue } from "@leadline/core/messages/OutboundQueue"
 import * as MemoryTable from "../MemoryTable.ts"
@@ -91,6 +91,25 @@ export const layer = Layer.effectContext(
           return { items: slice.items.map((row) => row.message), total: slice.total }
         }),
       find: (accountId, id) => Effect.sync(() => find(accountId, id)),
+      summaries: (accountId, conversationIds) =>
+        Effect.sync(() => {
+          const found = new Map<string, ThreadSummary>()
+          for (const conversationId of new Set(conversationIds)) {
+            // Newest first (the table's order): the first row is the last message, and the
+            // inbound rows before the first read one are the unread.
+            let last: Message | undefined
+            let unread = 0
+            for (const { message } of messages.scan("conversation", MemoryTable.key(accountId, conversationId))) {
+              last ??= message
+              if (message.direction === "inbound") {
+                if (message.read_at === null) unread++
+                else break
+              }
+            }
+            if (last !== undefined) found.set(conversationId, { last, unread })
+          }
+          return found
+        }),
       latestInbound: (accountId, conversationId) =>
         Effect.sync(() => {
           let latest: Message | undefined

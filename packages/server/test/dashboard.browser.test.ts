@@ -425,7 +425,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await files.getByRole("button", { name: /quote\.pdf/ }).waitFor()
     const image = files.getByRole("img", { name: "Image" })
     await image.waitFor()
-    await page.waitForFunction(() => (document.querySelector("canvas.inline-image") as HTMLCanvasElement)?.width > 1)
+    await page.waitForFunction("document.querySelector('canvas.inline-image')?.width > 1")
     await Browsers.screenshots(page, "conversation-files")
     const lead = await api("POST", "/api/v1/leads", ownerKey, { name: "Cold Lead", phone: "+14155550144" })
     const sent = await api("POST", "/api/v1/messages", ownerKey, {

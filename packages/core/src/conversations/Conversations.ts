@@ -17,7 +17,6 @@ import * as Ids from "../Ids.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { LeadsRepo } from "../leads/LeadsRepo.ts"
-import { MessagesRepo } from "../messages/MessagesRepo.ts"
 import {
   type Conversation,
   type ConversationView,
@@ -26,6 +25,7 @@ import {
   UpdateConversation
 } from "./Conversation.ts"
 import { ConversationsRepo } from "./ConversationsRepo.ts"
+import { ThreadSummaries } from "./ThreadSummaries.ts"
 
 type Needs = CurrentPrincipal
 
@@ -53,14 +53,14 @@ export class Conversations extends Context.Service<
   static readonly layer: Layer.Layer<
     Conversations,
     never,
-    ConversationsRepo | AccountsRepo | LeadsRepo | MessagesRepo | Transactor | Outbox
+    ConversationsRepo | AccountsRepo | LeadsRepo | ThreadSummaries | Transactor | Outbox
   > = Layer.effect(
     Conversations,
     Effect.gen(function* () {
       const repo = yield* ConversationsRepo
       const accounts = yield* AccountsRepo
       const leads = yield* LeadsRepo
-      const messages = yield* MessagesRepo
+      const threads = yield* ThreadSummaries
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       // One service, not a context: merging a context copies every service of the request's.
@@ -75,7 +75,7 @@ export class Conversations extends Context.Service<
         const [people, summaries] = yield* Effect.all(
           [
             leads.findByIds(accountId, [...new Set(page.map((c) => c.lead_id))]),
-            messages.summaries(
+            threads.summaries(
               accountId,
               page.map((c) => c.id)
             )

@@ -4,14 +4,6 @@ import type { Listed, Page } from "../Pagination.ts"
 import type { Message } from "./Message.ts"
 import type { OutboundStatus } from "./StatusMerge.ts"
 
-/** What an inbox row shows of a thread's messages (docs/contract-messaging.md §4.1). */
-export interface ThreadSummary {
-  /** The newest message (`created_at`, then `id`), campaign messages included. */
-  readonly last: Message
-  /** Inbound messages after the newest inbound one with `read_at` (all of them when none has). */
-  readonly unread: number
-}
-
 /** The messages analytics counts (`MessagesRepo.createdPerBucket`). */
 export type Counted = "inbound" | "outbound" | "outbound_by_agent"
 
@@ -30,11 +22,6 @@ export class MessagesRepo extends Context.Service<
     readonly find: (accountId: string, id: string) => Effect.Effect<Message | undefined>
     /** The conversation's newest inbound message (`created_at`, then `id`), if the lead ever wrote. */
     readonly latestInbound: (accountId: string, conversationId: string) => Effect.Effect<Message | undefined>
-    /** Each of these conversations' `ThreadSummary`, for a page of an inbox at once; none for a thread without messages. */
-    readonly summaries: (
-      accountId: string,
-      conversationIds: ReadonlyArray<string>
-    ) => Effect.Effect<ReadonlyMap<string, ThreadSummary>>
     /** Sets an inbound message's `read_at` unless it has one; the message as it is now. */
     readonly markRead: (accountId: string, id: string, at: string) => Effect.Effect<Message | undefined>
     /**

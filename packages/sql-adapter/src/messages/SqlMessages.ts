@@ -128,36 +128,6 @@ export const layer = Layer.effect(
           Effect.map(([row]) => row)
         ),
       // The thread's newest first (messages_newest_first), skipping outbound ones.
-      // One statement for a page of threads, each its own index probes (messages_newest_first): the
-      // newest message, then the inbound ones after the newest read one, counted. A thread never
-      // read counts all its inbound messages: an inbox's unread are few, so the walk is short.
-      summaries: (accountId, conversationIds) =>
-        conversationIds.length === 0
-          ? Effect.succeed(new Map())
-          : orDie(
-              sql<Record<string, unknown>>`SELECT ${sql.unsafe(columnsOf("m"))}, u.unread
-                FROM (SELECT DISTINCT id FROM jsonb_array_elements_text(${JSON.stringify(conversationIds)}::jsonb) AS k(id)) AS k
-                CROSS JOIN LATERAL (SELECT * FROM messages
-                  WHERE account_id = ${accountId}::uuid AND conversation_id = k.id
-                  ORDER BY created_at DESC, id DESC LIMIT 1) AS m
-                LEFT JOIN LATERAL (SELECT r.created_at, r.id FROM messages r
-                  WHERE r.account_id = ${accountId}::uuid AND r.conversation_id = k.id
-                    AND r.direction = 'inbound' AND r.read_at IS NOT NULL
-                  ORDER BY r.created_at DESC, r.id DESC LIMIT 1) AS seen ON true
-                CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM messages i
-                  WHERE i.account_id = ${accountId}::uuid AND i.conversation_id = k.id AND i.direction = 'inbound'
-                    AND (seen.id IS NULL OR (i.created_at, i.id) > (seen.created_at, seen.id))) AS u`
-            ).pipe(
-              Effect.map(
-                (rows) =>
-                  new Map(
-                    rows.map((row) => [
-                      row.conversation_id as string,
-                      { last: toMessage(row), unread: Number(row.unread) }
-                    ])
-                  )
-              )
-            ),
       latestInbound: (accountId, conversationId) =>
         read(sql`SELECT ${columns} FROM messages
                  WHERE account_id = ${accountId}::uuid AND conversation_id = ${conversationId} AND direction = 'inbound'

@@ -582,7 +582,10 @@ export const contract = (context: ContractContext) => {
       ] as const) {
         const refused = await call(context.target, "GET", `/api/v1/conversations?${query}`, { auth: key })
         expect(refused.status, `${query}: ${refused.text}`).toBe(400)
-        expect(refused.body.details.map((detail: { path: string }) => detail.path), query).toContain(path)
+        expect(
+          refused.body.details.map((detail: { path: string }) => detail.path),
+          query
+        ).toContain(path)
       }
     })
   })

@@ -425,7 +425,10 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await files.getByRole("button", { name: /quote\.pdf/ }).waitFor()
     const image = files.getByRole("img", { name: "Image" })
     await image.waitFor()
-    await page.waitForFunction("document.querySelector('canvas.inline-image')?.width > 1")
+    // Drawn: the canvas took the picture's size (the page's policy admits no evaluated string, so a function).
+    await expect
+      .poll(() => image.evaluate((canvas) => (canvas as unknown as { width: number }).width))
+      .toBeGreaterThan(1)
     await Browsers.screenshots(page, "conversation-files")
     const lead = await api("POST", "/api/v1/leads", ownerKey, { name: "Cold Lead", phone: "+14155550144" })
     const sent = await api("POST", "/api/v1/messages", ownerKey, {
@@ -466,9 +469,14 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await page.getByRole("table", { name: "The lead's orders" }).getByText("$39.98").waitFor()
     expect(await Browsers.unlabelledControls(page)).toEqual([])
     await Browsers.screenshots(page, "lead")
-    // A deep link loads the same page.
+    // A deep link loads the same page; its conversation opens in the inbox.
     await page.goto(`${server.baseUrl}/dashboard/leads/${leadId}`)
     await page.getByRole("heading", { level: 1, name: "Grace Hopper" }).waitFor()
+    await page.getByRole("link", { name: "Open in the inbox" }).click()
+    await page
+      .getByRole("region", { name: "Conversation", exact: true })
+      .getByRole("heading", { name: "Grace Hopper" })
+      .waitFor()
     expect(errors.take()).toEqual([])
   })
 

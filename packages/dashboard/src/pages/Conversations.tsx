@@ -29,7 +29,10 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
   const [offset, setOffset] = useState(0)
   const [status, setStatus] = useState<Status | "all">("all")
   const [assignee, setAssignee] = useState<Assignee>("anyone")
-  const [open, setOpen] = useState<string | undefined>(undefined)
+  // `?open=cv_…` (a lead's page links here) opens that conversation.
+  const [open, setOpen] = useState<string | undefined>(
+    () => new URLSearchParams(location.search).get("open") ?? undefined
+  )
   const me = useLoad(() => call(token, (client) => client.identity.me()), [token])
   const userId = me.data?.account.user_id
   const list = useLoad(

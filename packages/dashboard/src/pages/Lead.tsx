@@ -49,7 +49,11 @@ export const Lead = (props: { session: Extract<Session, { kind: "account" }>; id
             { label: "Status", cell: (row) => row.status },
             { label: "Last message", cell: (row) => row.last_message?.text ?? "—" },
             { label: "When", cell: (row) => when(row.last_message?.created_at ?? row.created_at) },
-            { label: "Unread", cell: (row) => row.unread_count }
+            { label: "Unread", cell: (row) => row.unread_count },
+            {
+              label: "Actions",
+              cell: (row) => <Link href={`/conversations?open=${encodeURIComponent(row.id)}`}>Open in the inbox</Link>
+            }
           ]}
         />
       )}

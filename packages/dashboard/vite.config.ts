@@ -23,12 +23,15 @@ const noNodeModules = (): Plugin => {
 }
 
 /**
- * Gzipped JavaScript above this fails the build: the page should stay small (it was ~115 KB when
- * this was set at 160 KB). Raised to 168 KB when WhatsApp's templates, media, interactive messages
- * and opt-outs (issue 32) added their routes: the typed client carries every route's schemas
- * (163 KB then), to 172 KB when outbound files and the leads list's search did (168.5 KB then), and to
- * 180 KB when the leads' imports, exports and bulk changes added five (175.8 KB then). Trimming it is
- * issue 34's (a client of the dashboard's own routes, or pages split).
+ * Gzipped JavaScript a page load fetches above this fails the build: the page should stay small
+ * (it was ~115 KB when this was set at 160 KB). Raised to 168 KB when WhatsApp's templates, media,
+ * interactive messages and opt-outs (issue 32) added their routes: the typed client carries every
+ * route's schemas (163 KB then), to 172 KB when outbound files and the leads list's search did
+ * (168.5 KB then), and to 180 KB when the leads' imports, exports and bulk changes added five
+ * (175.8 KB then). Since issue 34's inbox each page is its own chunk, fetched when it is opened, so
+ * the budget is what one load costs: the entry with the chunks it imports, plus the heaviest page
+ * with its own (the whole bundle was 188.9 KB then, every page loaded). The next saving is still a
+ * client of the dashboard's own routes.
  */
 const BUDGET_GZIP_BYTES = 180 * 1024
 
@@ -36,16 +39,41 @@ const bundleBudget = (): Plugin => ({
   name: "leadline:bundle-budget",
   apply: "build",
   generateBundle(_options, bundle) {
-    let raw = 0
-    let gzip = 0
-    for (const file of Object.values(bundle)) {
-      if (file.type !== "chunk") continue
-      raw += file.code.length
-      gzip += gzipSync(file.code).length
+    const chunks = new Map<
+      string,
+      { code: string; imports: ReadonlyArray<string>; isEntry: boolean; isDynamicEntry: boolean }
+    >()
+    for (const file of Object.values(bundle)) if (file.type === "chunk") chunks.set(file.fileName, file)
+    const gzipOf = new Map([...chunks].map(([name, chunk]) => [name, gzipSync(chunk.code).length]))
+    // A chunk and every chunk it imports statically: what the browser fetches to run it.
+    const closure = (name: string, into = new Set<string>()) => {
+      if (into.has(name)) return into
+      into.add(name)
+      for (const imported of chunks.get(name)?.imports ?? []) closure(imported, into)
+      return into
     }
+    const sum = (names: Iterable<string>) => {
+      let total = 0
+      for (const name of names) total += gzipOf.get(name) ?? 0
+      return total
+    }
+    const entry = new Set<string>()
+    for (const [name, chunk] of chunks) if (chunk.isEntry) closure(name, entry)
+    let heaviest = { page: "(none)", gzip: sum(entry) }
+    for (const [name, chunk] of chunks) {
+      if (!chunk.isDynamicEntry) continue
+      const gzip = sum(closure(name, new Set(entry)))
+      if (gzip > heaviest.gzip) heaviest = { page: name, gzip }
+    }
+    const raw = [...chunks.values()].reduce((total, chunk) => total + chunk.code.length, 0)
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-    this.info(`dashboard JavaScript: ${kb(raw)}, ${kb(gzip)} gzip (budget ${kb(BUDGET_GZIP_BYTES)} gzip)`)
-    if (gzip > BUDGET_GZIP_BYTES) this.error(`the dashboard's JavaScript is ${kb(gzip)} gzip, over its budget`)
+    this.info(
+      `dashboard JavaScript: ${kb(raw)}, ${kb(sum(chunks.keys()))} gzip in all; a page load at most ${kb(heaviest.gzip)} gzip (${heaviest.page}; budget ${kb(BUDGET_GZIP_BYTES)})`
+    )
+    if (heaviest.gzip > BUDGET_GZIP_BYTES)
+      this.error(
+        `loading ${heaviest.page} fetches ${kb(heaviest.gzip)} of JavaScript gzip, over the dashboard's budget`
+      )
   }
 })
 

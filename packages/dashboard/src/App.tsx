@@ -3,18 +3,22 @@ import { Link, navigate, usePath } from "./router.tsx"
 import * as Sessions from "./session.ts"
 import type { Session } from "./session.ts"
 import { SignIn } from "./pages/SignIn.tsx"
-import { Overview } from "./pages/Overview.tsx"
-import { Keys } from "./pages/Keys.tsx"
-import { Webhooks } from "./pages/Webhooks.tsx"
-import { Leads } from "./pages/Leads.tsx"
-import { Conversations } from "./pages/Conversations.tsx"
-import { Campaigns } from "./pages/Campaigns.tsx"
-import { Orders } from "./pages/Orders.tsx"
-import { Products } from "./pages/Products.tsx"
-import { Knowledge } from "./pages/Knowledge.tsx"
-import { Agents } from "./pages/Agents.tsx"
-import { Analytics } from "./pages/Analytics.tsx"
-import { Operator } from "./pages/Operator.tsx"
+import { lazyPage } from "./lazy.tsx"
+
+// One chunk a page, fetched when it is first shown: a page load fetches the shell and its page only.
+const Overview = lazyPage(() => import("./pages/Overview.tsx").then((m) => m.Overview))
+const Keys = lazyPage(() => import("./pages/Keys.tsx").then((m) => m.Keys))
+const Webhooks = lazyPage(() => import("./pages/Webhooks.tsx").then((m) => m.Webhooks))
+const Leads = lazyPage(() => import("./pages/Leads.tsx").then((m) => m.Leads))
+const Conversations = lazyPage(() => import("./pages/Conversations.tsx").then((m) => m.Conversations))
+const Campaigns = lazyPage(() => import("./pages/Campaigns.tsx").then((m) => m.Campaigns))
+const Orders = lazyPage(() => import("./pages/Orders.tsx").then((m) => m.Orders))
+const Products = lazyPage(() => import("./pages/Products.tsx").then((m) => m.Products))
+const Knowledge = lazyPage(() => import("./pages/Knowledge.tsx").then((m) => m.Knowledge))
+const Agents = lazyPage(() => import("./pages/Agents.tsx").then((m) => m.Agents))
+const Analytics = lazyPage(() => import("./pages/Analytics.tsx").then((m) => m.Analytics))
+const Operator = lazyPage(() => import("./pages/Operator.tsx").then((m) => m.Operator))
+const Lead = lazyPage(() => import("./pages/Lead.tsx").then((m) => m.Lead))
 
 type AccountSession = Extract<Session, { kind: "account" }>
 
@@ -93,11 +97,22 @@ export const App = () => {
         <Operator session={session} />
       </Shell>
     )
+  // A lead's own page is the one path with an id in it: under Leads in the navigation.
+  const leadId = /^\/leads\/([^/]+)$/.exec(path)?.[1]
   const found = ACCOUNT_PAGES.find((page) => page.path === path)
   const Current = found?.page ?? NotFound
   return (
-    <Shell who={`Signed in as the ${session.role}`} nav={ACCOUNT_PAGES} path={path} signOut={signOut}>
-      <Current session={session} signOut={signOut} />
+    <Shell
+      who={`Signed in as the ${session.role}`}
+      nav={ACCOUNT_PAGES}
+      path={leadId === undefined ? path : "/leads"}
+      signOut={signOut}
+    >
+      {leadId === undefined ? (
+        <Current session={session} signOut={signOut} />
+      ) : (
+        <Lead session={session} id={decodeURIComponent(leadId)} />
+      )}
     </Shell>
   )
 }

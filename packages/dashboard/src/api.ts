@@ -47,3 +47,16 @@ export const call = async <A>(token: string, use: (client: ApiClient) => Effect.
  * click or a lost answer creates once), renewed after a success.
  */
 export const idempotencyKey = () => `dashboard-${crypto.randomUUID()}`
+
+/**
+ * A file of the API (an inbound message's media) as a Blob: fetched with the session's Bearer
+ * header, since an `<img src>` or a link could only carry the key in its URL.
+ */
+export const fetchBlob = async (token: string, path: string): Promise<Blob> => {
+  const reply = await fetch(`${location.origin}${path}`, { headers: { authorization: `Bearer ${token}` } })
+  if (!reply.ok) {
+    const body = (await reply.json().catch(() => undefined)) as { error?: unknown } | undefined
+    throw new ApiError(typeof body?.error === "string" ? body.error : `The file could not be fetched (${reply.status})`)
+  }
+  return reply.blob()
+}

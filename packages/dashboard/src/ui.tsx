@@ -107,7 +107,7 @@ export interface Meta {
 }
 
 /** "21–40 of 120" with Previous and Next: every list of the API pages the same way. */
-const Pager = (props: { meta: Meta; onOffset: (offset: number) => void; noun: string }) => {
+export const Pager = (props: { meta: Meta; onOffset: (offset: number) => void; noun: string }) => {
   const { meta } = props
   const offset = meta.offset ?? 0
   const first = meta.total === 0 ? 0 : offset + 1

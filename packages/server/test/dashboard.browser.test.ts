@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import type { Browser, Page } from "playwright-core"
 import * as MockReceiver from "@leadline/testkit/MockReceiver"
+import * as InboundMedia from "@leadline/testkit/conversations/InboundMedia"
+import * as MetaSignature from "@leadline/whatsapp-adapter/meta/MetaSignature"
 import * as Browsers from "./support/Browser.ts"
 import * as ServerProcess from "./support/ServerProcess.ts"
 import { until } from "./support/Until.ts"
@@ -11,6 +13,8 @@ import { until } from "./support/Until.ts"
  * 390 pixels, no console error anywhere.
  */
 const executable = Browsers.chromiumPath()
+/** The app secret the server checks WhatsApp's webhooks with: the test signs a customer's files. */
+const APP_SECRET = "browser-test-app-secret"
 if (executable === undefined) {
   if (process.env.CI === "true") throw new Error(`${Browsers.MISSING} (CI must have it)`)
   console.warn(`dashboard browser tests NOT RUN: ${Browsers.MISSING}`)
@@ -24,6 +28,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
   let errors: ReturnType<typeof Browsers.watchErrors>
   let ownerKey: string
   let dataDir: string
+  let phoneNumberId: string
 
   const api = async (method: string, path: string, token: string, body?: unknown) => {
     const reply = await fetch(`${server.baseUrl}${path}`, {
@@ -54,12 +59,16 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
   beforeAll(async () => {
     dataDir = ServerProcess.tempDataDir()
     receiver = await MockReceiver.start()
-    server = await ServerProcess.start({ dataDir, env: { WEBHOOK_ALLOW_PRIVATE_URLS: "true" } })
+    server = await ServerProcess.start({
+      dataDir,
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: "true", WHATSAPP_APP_SECRET: APP_SECRET }
+    })
     const account = await api("POST", "/admin/v1/accounts", server.adminToken, { name: "Browser Ltd" })
     expect(account.status).toBe(201)
     ownerKey = account.body.api_key
     browser = await Browsers.launch(executable!)
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+    // A zone other than the server's UTC, so the analytics page shows that it uses the browser's.
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 }, timezoneId: "America/Sao_Paulo" })
     page.setDefaultTimeout(10_000)
     errors = Browsers.watchErrors(page)
   }, 90_000)
@@ -247,9 +256,6 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
       await page.getByText(empty).waitFor()
       await Browsers.screenshots(page, label.toLowerCase())
     }
-    await open("Analytics")
-    await page.getByRole("img", { name: "leads_created" }).waitFor()
-    await Browsers.screenshots(page, "analytics")
     expect(errors.take()).toEqual([])
   })
 
@@ -311,7 +317,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     expect(errors.take()).toEqual([])
   })
 
-  it("shows a customer's conversation and sends the reply typed in it", async () => {
+  it("shows a customer's message in the inbox with the lead's name, and sends the reply typed in it", async () => {
     const channel = await api("POST", "/api/v1/channels", ownerKey, {
       type: "whatsapp",
       name: "Support line",
@@ -320,21 +326,46 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
       access_token: "EAAG-test-token"
     })
     expect(channel.status).toBe(201)
+    phoneNumberId = channel.body.phone_number_id
+    await open("Conversations")
+    await page.getByText("No conversations yet").waitFor()
     const inbound = await api("POST", "/admin/v1/simulator/whatsapp/inbound", server.adminToken, {
-      phone_number_id: channel.body.phone_number_id,
+      phone_number_id: phoneNumberId,
       from: "14155550142",
       name: "Grace Hopper",
       text: "Is the blue one in stock?"
     })
     expect(inbound.status).toBe(202)
-    await open("Conversations")
-    await page.getByRole("button", { name: "Open" }).first().click()
-    const thread = page.getByRole("region", { name: "Conversation" })
+    // TODO(issue 34 item 1) is not this: the stream will call live.ts's publish, and the row will
+    // come without Refresh; until it is connected the inbox moves when refreshed.
+    const row = page.getByRole("button", { name: /Grace Hopper/ })
+    expect(
+      await until(
+        async () => {
+          await page.getByRole("button", { name: "Refresh" }).click()
+          return row.count()
+        },
+        (count) => count === 1,
+        10_000
+      )
+    ).toBe(1)
+    await expect(row.textContent()).resolves.toMatch(
+      /Grace Hopper.*\+14155550142.*Is the blue one in stock\?.*open.*1 unread/
+    )
+    await Browsers.screenshots(page, "conversations")
+    await row.click()
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await thread.getByRole("heading", { name: "Grace Hopper" }).waitFor()
     await thread.getByText("Is the blue one in stock?").waitFor()
+    // Opening it marked it read: the row's count is gone.
+    await row.filter({ hasNotText: "unread" }).waitFor()
     await thread.getByRole("textbox", { name: "Reply" }).fill("Yes, in every size.")
     await thread.getByRole("button", { name: "Send" }).click()
     await thread.locator(".bubble.outbound").getByText("Yes, in every size.").waitFor()
+    await thread.locator(".bubble.outbound .ticks").first().waitFor()
+    await row.getByText("You: Yes, in every size.").waitFor()
     const conversations = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations
+    expect(conversations[0]).toMatchObject({ lead: { name: "Grace Hopper" }, unread_count: 0 })
     const messages = (await api("GET", `/api/v1/conversations/${conversations[0].id}/messages`, ownerKey)).body.messages
     expect(
       messages.map((message: { direction: string; text: string }) => [message.direction, message.text]).sort()
@@ -343,6 +374,124 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
       ["outbound", "Yes, in every size."]
     ])
     await Browsers.screenshots(page, "conversation")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("assigns and resolves from the thread, and the filtered list follows", async () => {
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    const row = page.getByRole("button", { name: /Grace Hopper/ })
+    await thread.getByRole("button", { name: "Assign to me" }).click()
+    await row.getByText("assigned to me").waitFor()
+    await thread.getByRole("button", { name: "Unassign" }).waitFor()
+    await thread.getByRole("button", { name: "Resolve" }).click()
+    await row.getByText("resolved", { exact: true }).waitFor()
+    await thread.getByRole("button", { name: "Reopen" }).waitFor()
+    const conversation = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations[0]
+    expect(conversation).toMatchObject({ status: "resolved", assigned_user_id: expect.any(String) })
+    await page.getByLabel("Status").selectOption("open")
+    await page.getByText("No conversations match these filters.").waitFor()
+    await page.getByLabel("Status").selectOption("resolved")
+    await page.getByLabel("Assignee").selectOption("Me")
+    await row.waitFor()
+    await page.getByLabel("Assignee").selectOption("Unassigned")
+    await page.getByText("No conversations match these filters.").waitFor()
+    await page.getByLabel("Assignee").selectOption("Anyone")
+    await page.getByLabel("Status").selectOption("all")
+    await thread.getByRole("button", { name: "Reopen" }).click()
+    await row.getByText("open", { exact: true }).waitFor()
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
+    await Browsers.screenshots(page, "conversation-actions")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("shows an image inline, a file as a link, and the template picker once the window has closed", async () => {
+    // A customer sends a picture and a PDF (the simulator serves a PNG for a `png…` media id).
+    for (const file of [
+      { type: "image", mediaId: `png-${crypto.randomUUID()}`, mimeType: "image/png" },
+      { type: "document", mediaId: `sim-${crypto.randomUUID()}`, mimeType: "application/pdf", filename: "quote.pdf" }
+    ] as const) {
+      const raw = InboundMedia.inboundFilePayload(phoneNumberId, "14155550143", file)
+      const posted = await fetch(`${server.baseUrl}/webhooks/whatsapp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-hub-signature-256": MetaSignature.sign(APP_SECRET, raw) },
+        body: raw
+      })
+      expect(posted.status).toBe(200)
+    }
+    await page.getByRole("button", { name: "Refresh" }).click()
+    await page.getByRole("button", { name: /Ada Customer/ }).click()
+    const files = page.getByRole("region", { name: "Conversation", exact: true })
+    await files.getByRole("heading", { name: "Ada Customer" }).waitFor()
+    await files.getByRole("button", { name: /quote\.pdf/ }).waitFor()
+    const image = files.getByRole("img", { name: "Image" })
+    await image.waitFor()
+    // Drawn: the canvas took the picture's size (the page's policy admits no evaluated string, so a function).
+    await expect
+      .poll(() => image.evaluate((canvas) => (canvas as unknown as { width: number }).width))
+      .toBeGreaterThan(1)
+    await Browsers.screenshots(page, "conversation-files")
+    const lead = await api("POST", "/api/v1/leads", ownerKey, { name: "Cold Lead", phone: "+14155550144" })
+    const sent = await api("POST", "/api/v1/messages", ownerKey, {
+      type: "template",
+      template: { name: "hello_world", language: "en_US" },
+      lead_id: lead.body.id,
+      channel_id: (await api("GET", "/api/v1/channels", ownerKey)).body.channels[0].id
+    })
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201)
+    await page.getByRole("button", { name: "Refresh" }).click()
+    await page.getByRole("button", { name: /Cold Lead/ }).click()
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await thread.getByRole("heading", { name: "Cold Lead" }).waitFor()
+    const picker = thread.getByRole("form", { name: "Send a template" })
+    await picker.getByLabel("Template name").waitFor()
+    await picker.getByRole("button", { name: "Send template" }).click()
+    await thread.locator(".bubble.outbound").nth(1).waitFor()
+    await Browsers.screenshots(page, "conversation-template")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("gathers a lead's details, conversations and orders on its page", async () => {
+    const leadId = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations.find(
+      (c: { lead: { name: string } }) => c.lead.name === "Grace Hopper"
+    ).lead.id
+    const order = await api("POST", "/api/v1/orders", ownerKey, {
+      lead_id: leadId,
+      items: [{ sku: "MUG-BLUE", quantity: 2 }]
+    })
+    expect(order.status, JSON.stringify(order.body)).toBe(201)
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await page.getByRole("button", { name: /Grace Hopper/ }).click()
+    await thread.getByRole("link", { name: "Lead details" }).click()
+    await page.getByRole("heading", { level: 1, name: "Grace Hopper" }).waitFor()
+    expect(page.url()).toBe(`${server.baseUrl}/dashboard/leads/${leadId}`)
+    await page.getByText("+14155550142").waitFor()
+    await page.getByRole("table", { name: "The lead's conversations" }).getByText("Yes, in every size.").waitFor()
+    await page.getByRole("table", { name: "The lead's orders" }).getByText("$39.98").waitFor()
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
+    await Browsers.screenshots(page, "lead")
+    // A deep link loads the same page; its conversation opens in the inbox.
+    await page.goto(`${server.baseUrl}/dashboard/leads/${leadId}`)
+    await page.getByRole("heading", { level: 1, name: "Grace Hopper" }).waitFor()
+    await page.getByRole("link", { name: "Open in the inbox" }).click()
+    await page
+      .getByRole("region", { name: "Conversation", exact: true })
+      .getByRole("heading", { name: "Grace Hopper" })
+      .waitFor()
+    expect(errors.take()).toEqual([])
+  })
+
+  it("shows the analytics as cards and a chart a metric, in the browser's time zone", async () => {
+    await open("Analytics")
+    await page.getByText("America/Sao_Paulo").waitFor()
+    const leads = page.getByRole("region", { name: "Leads" })
+    await leads.getByText("Created", { exact: true }).waitFor()
+    const messages = page.getByRole("region", { name: "Messages" })
+    await messages.getByText("Inbound", { exact: true }).waitFor()
+    await page.getByRole("img", { name: "Leads created by day" }).waitFor()
+    await page.getByRole("img", { name: "Messages inbound by day" }).waitFor()
+    expect(await page.locator(".chart").count()).toBeGreaterThan(3)
+    expect(await page.locator(".bar").count()).toBeGreaterThan(0)
+    await Browsers.screenshots(page, "analytics")
     expect(errors.take()).toEqual([])
   })
 

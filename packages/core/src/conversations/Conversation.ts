@@ -41,6 +41,80 @@ export const Conversation = Schema.Struct({
 }).annotate({ identifier: "Conversation" })
 export type Conversation = typeof Conversation.Type
 
+/** Who the thread is with, so an inbox names a person rather than an id. */
+export const ConversationLead = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  phone: Schema.String
+}).annotate({ identifier: "ConversationLead" })
+export type ConversationLead = typeof ConversationLead.Type
+
+/** The newest message of a thread, as an inbox row shows it. */
+export const LastMessage = Schema.Struct({
+  id: Schema.String,
+  direction: Schema.Literals(["inbound", "outbound"]),
+  type: Schema.String,
+  text: Schema.String.annotate({
+    description:
+      'A preview: the text or caption on one line, cut to 140 characters, or a label for a file, template or other type ("Image", "Document: invoice.pdf", "Template hello_world")'
+  }),
+  status: Schema.String,
+  created_at: Schema.String
+}).annotate({ identifier: "ConversationLastMessage" })
+export type LastMessage = typeof LastMessage.Type
+
+/**
+ * What `GET /api/v1/conversations` (and GET one, and PATCH) answer: the conversation with what an
+ * inbox shows of it, read when asked. Events carry the conversation alone (§9): these fields move
+ * with every message, which is not a change of the conversation.
+ */
+export const ConversationView = Schema.Struct({
+  ...Conversation.fields,
+  lead: ConversationLead,
+  last_message: Schema.NullOr(LastMessage).annotate({
+    description: "The newest message of the thread, campaign messages included; null for none"
+  }),
+  unread_count: Schema.Number.annotate({
+    description: "Inbound messages after the latest one marked read (POST /api/v1/conversations/{id}/read sets it to 0)"
+  })
+}).annotate({ identifier: "ConversationView" })
+export type ConversationView = typeof ConversationView.Type
+
+export const PREVIEW_CHARS = 140
+
+const TYPE_LABELS: Record<string, string> = {
+  image: "Image",
+  video: "Video",
+  audio: "Audio",
+  voice: "Voice message",
+  document: "Document",
+  sticker: "Sticker",
+  location: "Location",
+  contacts: "Contact",
+  interactive: "Interactive message",
+  button: "Button reply",
+  reaction: "Reaction",
+  order: "Order",
+  template: "Template"
+}
+
+/** An inbox row's preview of a message: its text or caption, cut; else what it is. */
+export const previewText = (message: {
+  readonly type: string
+  readonly text: string | null
+  readonly template: { readonly [key: string]: unknown } | null
+  readonly media: { readonly filename?: string | null } | null
+}): string => {
+  // One line: an inbox row has no room for the text's line breaks.
+  const text = message.text?.replace(/\s+/g, " ").trim() ?? ""
+  if (text !== "") return text.length > PREVIEW_CHARS ? `${text.slice(0, PREVIEW_CHARS - 1).trimEnd()}…` : text
+  const label = TYPE_LABELS[message.type] ?? message.type
+  if (message.type === "template" && typeof message.template?.name === "string")
+    return `${label} ${message.template.name}`
+  const filename = message.media?.filename
+  return typeof filename === "string" && filename !== "" ? `${label}: ${filename}` : label
+}
+
 /** A new thread: `open` when the customer wrote first, `pending` when we did (§4.2). */
 export const fresh = (fields: {
   readonly id: string

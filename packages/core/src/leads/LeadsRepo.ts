@@ -18,6 +18,8 @@ export class LeadsRepo extends Context.Service<
     /** How many leads the account has (kept as a count: it does not grow with the account). */
     readonly total: (accountId: string) => Effect.Effect<number>
     readonly find: (accountId: string, id: string) => Effect.Effect<Lead | undefined>
+    /** The leads with these ids (a page of conversations' leads), in no particular order; unknown ids are left out. */
+    readonly findByIds: (accountId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Lead>>
     /** The ids of the leads with these E.164 phones: phone → lead id. */
     readonly idsByPhone: (
       accountId: string,

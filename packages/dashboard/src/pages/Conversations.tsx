@@ -1,95 +1,161 @@
 import { useState } from "preact/hooks"
-import { call, idempotencyKey } from "../api.ts"
+import { call } from "../api.ts"
+import { touchesInbox, useEvents } from "../live.ts"
 import type { Session } from "../session.ts"
-import { Empty, ErrorText, Field, Form, Listing, Loading, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
+import { Empty, ErrorText, Field, Loading, Page, Pager, useLoad } from "../ui.tsx"
+import { Thread } from "./Thread.tsx"
 
-/** Conversations, newest activity first; open one to read its messages and send a reply. */
+const STATUSES = ["open", "pending", "resolved", "snoozed"] as const
+type Status = (typeof STATUSES)[number]
+
+/** "anyone", "none" (unassigned) or a user id: the list's `assigned_user_id`. */
+type Assignee = string
+
+/** A short time for a list row: the hour today, else the date. */
+const shortWhen = (iso: string) => {
+  const at = new Date(iso)
+  return at.toDateString() === new Date().toDateString()
+    ? at.toLocaleTimeString(undefined, { timeStyle: "short" })
+    : at.toLocaleDateString(undefined, { dateStyle: "medium" })
+}
+
+/**
+ * The inbox: conversations, newest activity first, each named by its lead with the last message
+ * and the unread count; filtered by status and assignee; one opens beside the list. It reloads on
+ * the account's conversation and message events (`live.ts`), and on Refresh.
+ */
 export const Conversations = (props: { session: Extract<Session, { kind: "account" }> }) => {
   const token = props.session.token
   const [offset, setOffset] = useState(0)
-  const [open, setOpen] = useState<string | undefined>(undefined)
-  const list = useLoad(() => call(token, (client) => client.conversations.list({ query: { offset } })), [token, offset])
-  return (
-    <Page title="Conversations">
-      {open === undefined ? null : <Thread token={token} id={open} onClose={() => setOpen(undefined)} />}
-      <Listing
-        loaded={list}
-        rows={(data) => data.conversations}
-        caption="Conversations"
-        noun="conversations"
-        empty="No conversations yet: they start when a customer writes to one of your WhatsApp channels."
-        onOffset={setOffset}
-        rowKey={(row) => row.id}
-        columns={[
-          { label: "Lead", cell: (row) => <code>{row.lead_id}</code> },
-          { label: "Status", cell: (row) => row.status },
-          { label: "Last message", cell: (row) => when(row.last_message_at) },
-          { label: "Window closes", cell: (row) => when(row.service_window_expires_at) },
-          {
-            label: "Actions",
-            cell: (row) => (
-              <button type="button" onClick={() => setOpen(row.id)}>
-                Open
-              </button>
-            )
+  const [status, setStatus] = useState<Status | "all">("all")
+  const [assignee, setAssignee] = useState<Assignee>("anyone")
+  // `?open=cv_…` (a lead's page links here) opens that conversation.
+  const [open, setOpen] = useState<string | undefined>(
+    () => new URLSearchParams(location.search).get("open") ?? undefined
+  )
+  const me = useLoad(() => call(token, (client) => client.identity.me()), [token])
+  const userId = me.data?.account.user_id
+  const list = useLoad(
+    () =>
+      call(token, (client) =>
+        client.conversations.list({
+          query: {
+            offset,
+            ...(status === "all" ? {} : { status }),
+            ...(assignee === "anyone" ? {} : { assigned_user_id: assignee })
           }
-        ]}
-      />
-    </Page>
+        })
+      ),
+    [token, offset, status, assignee]
   )
-}
-
-const Thread = (props: { token: string; id: string; onClose: () => void }) => {
-  const { token, id } = props
-  const messages = useLoad(
-    () => call(token, (client) => client.conversations.messages({ params: { id }, query: {} })),
-    [token, id]
-  )
-  const [text, setText] = useState("")
-  const [formKey, setFormKey] = useState(idempotencyKey)
-  const send = useAction(async () => {
-    await call(token, (client) =>
-      client.conversations.send({
-        params: { id },
-        payload: { type: "text", text: text.trim() },
-        headers: { "idempotency-key": formKey }
-      })
-    )
-    setText("")
-    setFormKey(idempotencyKey())
-    messages.reload()
+  useEvents((event) => {
+    if (touchesInbox(event)) list.reload()
   })
+  const rows = list.data?.conversations ?? []
   return (
-    <section class="panel" aria-label="Conversation">
-      <header class="page-header">
-        <h2>Conversation {id}</h2>
-        <button type="button" onClick={props.onClose}>
-          Close
+    <Page
+      title="Conversations"
+      actions={
+        <button type="button" onClick={list.reload}>
+          Refresh
         </button>
-      </header>
-      {messages.loading && messages.data === undefined ? <Loading what="messages" /> : null}
-      <ErrorText error={messages.error} />
-      {messages.data === undefined ? null : messages.data.messages.length === 0 ? (
-        <Empty>No messages.</Empty>
-      ) : (
-        <ol class="thread">
-          {[...messages.data.messages].reverse().map((message) => (
-            <li key={message.id} class={`bubble ${message.direction}`}>
-              <span>{message.text ?? (message.template === null ? "(media)" : "(template)")}</span>
-              <small class="muted">
-                {message.sender_type} · {message.status} · {when(message.created_at)}
-              </small>
-            </li>
-          ))}
-        </ol>
-      )}
-      <Form label="Send a reply" onSubmit={() => void send.act()}>
-        <Field label="Reply">
-          <textarea required maxLength={4096} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+      }
+    >
+      <div class="filters">
+        <Field label="Status">
+          <select
+            value={status}
+            onChange={(event) => {
+              setStatus(event.currentTarget.value as Status | "all")
+              setOffset(0)
+            }}
+          >
+            <option value="all">All</option>
+            {STATUSES.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
         </Field>
-        <ErrorText error={send.error} />
-        <Submit busy={send.busy}>Send</Submit>
-      </Form>
-    </section>
+        <Field label="Assignee">
+          <select
+            value={assignee}
+            onChange={(event) => {
+              setAssignee(event.currentTarget.value)
+              setOffset(0)
+            }}
+          >
+            <option value="anyone">Anyone</option>
+            <option value="none">Unassigned</option>
+            {userId === undefined ? null : <option value={userId}>Me</option>}
+          </select>
+        </Field>
+      </div>
+      <div class={open === undefined ? "inbox" : "inbox with-thread"}>
+        <div class="inbox-list">
+          {list.loading && list.data === undefined ? <Loading what="conversations" /> : null}
+          <ErrorText error={list.error} />
+          {list.data === undefined ? null : rows.length === 0 ? (
+            <Empty>
+              {status === "all" && assignee === "anyone"
+                ? "No conversations yet: they start when a customer writes to one of your WhatsApp channels."
+                : "No conversations match these filters."}
+            </Empty>
+          ) : (
+            <>
+              <ul class="conversations" aria-label="Conversations">
+                {rows.map((row) => (
+                  <li key={row.id} class={row.id === open ? "selected" : undefined}>
+                    <button
+                      type="button"
+                      class="conversation-row"
+                      aria-current={row.id === open ? "true" : undefined}
+                      onClick={() => setOpen(row.id)}
+                    >
+                      <span class="who">
+                        <strong>{row.lead.name === "" ? row.lead.phone : row.lead.name}</strong>
+                        <span class="muted">{row.lead.phone}</span>
+                      </span>
+                      <span class="when muted">
+                        {shortWhen(row.last_message?.created_at ?? row.last_message_at ?? row.created_at)}
+                      </span>
+                      <span class="preview">
+                        {row.last_message === null
+                          ? "No messages"
+                          : `${row.last_message.direction === "outbound" ? "You: " : ""}${row.last_message.text}`}
+                      </span>
+                      <span class="tags">
+                        <span class={`chip status-${row.status}`}>{row.status}</span>
+                        {row.assigned_user_id === null ? null : (
+                          <span class="chip">{row.assigned_user_id === userId ? "assigned to me" : "assigned"}</span>
+                        )}
+                        {row.unread_count === 0 ? null : (
+                          <span class="unread">
+                            {row.unread_count}
+                            <span class="visually-hidden"> unread</span>
+                          </span>
+                        )}
+                      </span>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              <Pager meta={list.data.meta} onOffset={setOffset} noun="conversations" />
+            </>
+          )}
+        </div>
+        {open === undefined ? null : (
+          <Thread
+            key={open}
+            token={token}
+            id={open}
+            userId={userId}
+            onChanged={list.reload}
+            onClose={() => setOpen(undefined)}
+          />
+        )}
+      </div>
+    </Page>
   )
 }

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks"
 import { call, idempotencyKey } from "../api.ts"
+import { Link } from "../router.tsx"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
 
@@ -133,7 +134,7 @@ export const Leads = (props: { session: Extract<Session, { kind: "account" }> })
         onOffset={setOffset}
         rowKey={(row) => row.id}
         columns={[
-          { label: "Name", cell: (row) => row.name },
+          { label: "Name", cell: (row) => <Link href={`/leads/${row.id}`}>{row.name}</Link> },
           { label: "Phone", cell: (row) => row.phone },
           { label: "Email", cell: (row) => row.email ?? "" },
           { label: "Status", cell: (row) => row.status },

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks"
 import { call } from "../api.ts"
+import { Link } from "../router.tsx"
 import type { Session } from "../session.ts"
 import { Listing, money, Page, useLoad, when } from "../ui.tsx"
 import { OrderNotices } from "./OrderNotices.tsx"
@@ -22,7 +23,7 @@ export const Orders = (props: { session: Extract<Session, { kind: "account" }> }
         rowKey={(row) => row.id}
         columns={[
           { label: "Order", cell: (row) => <code>{row.id}</code> },
-          { label: "Lead", cell: (row) => <code>{row.lead_id}</code> },
+          { label: "Lead", cell: (row) => <Link href={`/leads/${row.lead_id}`}>{row.lead_id}</Link> },
           { label: "Status", cell: (row) => row.status },
           { label: "Payment", cell: (row) => row.payment_status },
           { label: "Items", cell: (row) => row.items.length },

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Conversation, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ConversationView, ListQueryFields, UpdateConversation } from "@leadline/core/conversations/Conversation"
 import { Message, SendMessage } from "@leadline/core/messages/Message"
 import { ConversationRead } from "@leadline/core/messages/ReadReceipts"
 import { Meta, PageQueryFields } from "@leadline/core/Pagination"
@@ -30,7 +30,7 @@ export const SEND_ERRORS = [
   LeadOptedOut
 ] as const
 
-export const ConversationList = Schema.Struct({ conversations: Schema.Array(Conversation), meta: Meta }).annotate({
+export const ConversationList = Schema.Struct({ conversations: Schema.Array(ConversationView), meta: Meta }).annotate({
   identifier: "ConversationList"
 })
 export const MessageList = Schema.Struct({ messages: Schema.Array(Message), meta: Meta }).annotate({
@@ -45,22 +45,30 @@ export class ConversationsApi extends HttpApiGroup.make("conversations")
     HttpApiEndpoint.get("list", "/", {
       query: ListQueryFields,
       success: ConversationList,
-      error: Forbidden
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List conversations",
-        description: `Latest activity first (\`last_message_at\` desc, then \`id\` desc); filters combine. ${READ}`
-      })
-    ),
+      error: [Forbidden, ValidationError]
+    })
+      // A misspelt filter would otherwise be dropped and list every thread: unknown parameters are a 400.
+      .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List conversations",
+          description: `Latest activity first (\`last_message_at\` desc, then \`id\` desc); filters combine (\`assigned_user_id=none\` for the unassigned; an unknown status or a malformed id is a 400 naming the parameter). Each conversation carries what an inbox shows: \`lead\` (\`id\`, \`name\`, \`phone\`), \`last_message\` (a one-line preview of at most 140 characters: the text or caption, or a label such as "Image" or "Template hello_world"; null for a thread without messages) and \`unread_count\` (inbound messages after the latest one marked read by \`POST …/read\`), read for the whole page at once. ${READ}`
+        })
+      ),
     HttpApiEndpoint.get("get", "/:id", {
       params: ConversationId,
-      success: Conversation,
+      success: ConversationView,
       error: [Forbidden, NotFound]
-    }).annotateMerge(OpenApi.annotations({ summary: "Get a conversation", description: READ })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Get a conversation",
+        description: `With its lead, last message and unread count, as listed. ${READ}`
+      })
+    ),
     HttpApiEndpoint.patch("update", "/:id", {
       params: ConversationId,
       payload: UpdateConversation,
-      success: Conversation,
+      success: ConversationView,
       error: [Forbidden, NotFound, ValidationError]
     }).annotateMerge(
       OpenApi.annotations({

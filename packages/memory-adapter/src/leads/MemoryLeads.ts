@@ -50,6 +50,13 @@ export const layer = Layer.sync(LeadsRepo)(() => {
         return { items: slice.items.map((row) => row.lead), total: slice.total }
       }),
     find: (accountId, id) => Effect.sync(() => leads.get(MemoryTable.key(accountId, id))?.lead),
+    findByIds: (accountId, ids) =>
+      Effect.sync(() =>
+        ids.flatMap((id) => {
+          const row = leads.get(MemoryTable.key(accountId, id))
+          return row === undefined ? [] : [row.lead]
+        })
+      ),
     idsByPhone: (accountId, phones) =>
       Effect.sync(() => {
         const found = new Map<string, string>()

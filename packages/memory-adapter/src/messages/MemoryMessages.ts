@@ -4,6 +4,7 @@ import * as Metrics from "@leadline/core/metrics/Metrics"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
 import { ConversationsRepo } from "@leadline/core/conversations/ConversationsRepo"
 import { FirstResponses } from "@leadline/core/conversations/FirstResponses"
+import { type ThreadSummary, ThreadSummaries } from "@leadline/core/conversations/ThreadSummaries"
 import { LeadsRepo } from "@leadline/core/leads/LeadsRepo"
 import type { Message } from "@leadline/core/messages/Message"
 import { type Counted, MessagesRepo } from "@leadline/core/messages/MessagesRepo"
@@ -314,6 +315,27 @@ export const layer = Layer.effectContext(
       wakeups: Effect.map(PubSub.subscribe(wake), (subscription) => Effect.asVoid(PubSub.take(subscription)))
     })
 
+    const threadSummaries = ThreadSummaries.of({
+      summaries: (accountId, conversationIds) =>
+        Effect.sync(() => {
+          const found = new Map<string, ThreadSummary>()
+          for (const conversationId of new Set(conversationIds)) {
+            // Newest first (the table's order): the first row is the last message, and the
+            // inbound rows before the first read one are the unread.
+            let last: Message | undefined
+            let unread = 0
+            for (const { message } of messages.scan("conversation", MemoryTable.key(accountId, conversationId))) {
+              last ??= message
+              if (message.direction === "inbound") {
+                if (message.read_at === null) unread++
+                else break
+              }
+            }
+            if (last !== undefined) found.set(conversationId, { last, unread })
+          }
+          return found
+        })
+    })
     const firstResponses = FirstResponses.of({
       stats: (accountId, window) =>
         Effect.sync(() => {
@@ -336,7 +358,8 @@ export const layer = Layer.effectContext(
     return Context.make(MessagesRepo, repo).pipe(
       Context.add(OutboundQueue, queue),
       // First-response times come from the messages here (the SQL store keeps them on conversations).
-      Context.add(FirstResponses, firstResponses)
+      Context.add(FirstResponses, firstResponses),
+      Context.add(ThreadSummaries, threadSummaries)
     )
   })
 )

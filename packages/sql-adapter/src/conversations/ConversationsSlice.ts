@@ -7,11 +7,12 @@ import * as ConversationsByCreationDropped0026 from "./migrations/0026_conversat
 import * as ConversationsByLead0028 from "./migrations/0028_conversations_by_lead.ts"
 import * as SqlConversations from "./SqlConversations.ts"
 import * as SqlFirstResponses from "./SqlFirstResponses.ts"
+import * as SqlThreadSummaries from "./SqlThreadSummaries.ts"
 
 /** Conversations; the migration makes the messages table too, as the two are one unit of storage. */
 export const slice = Slice.make({
   name: "conversations",
-  layer: Layer.merge(SqlConversations.layer, SqlFirstResponses.layer),
+  layer: Layer.mergeAll(SqlConversations.layer, SqlFirstResponses.layer, SqlThreadSummaries.layer),
   migrations: [
     ConversationsMessages0005.migration,
     ConversationHandoff0014.migration,

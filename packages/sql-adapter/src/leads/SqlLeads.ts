@@ -230,6 +230,13 @@ export const layer = Layer.effect(
         orDie(
           read(sql<LeadRow>`SELECT ${columns} FROM leads WHERE account_id = ${accountId}::uuid AND id = ${id}`)
         ).pipe(Effect.map(([row]) => (row === undefined ? undefined : toLead(row)))),
+      findByIds: (accountId, ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : orDie(
+              sql<LeadRow>`SELECT ${columns} FROM leads
+                WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(ids)}::text[])`
+            ).pipe(Effect.map((rows) => rows.map(toLead))),
       idsByPhone: (accountId, phones) =>
         orDie(sql<{ phone: string; id: string }>`
           SELECT l.phone, l.id FROM jsonb_array_elements_text(${JSON.stringify(phones)}::jsonb) AS p(phone)

@@ -482,6 +482,114 @@ export const contract = (context: ContractContext) => {
     })
   })
 
+  describe("conversation inbox rows", () => {
+    it("names the lead, previews the last message and counts the unread until the thread is marked read", async () => {
+      const account = await makeAccount(context.target)
+      const key = account.ownerKey
+      const { conversation, channel, from } = await makeConversation(context.target, key, "Hello there")
+      const one = async () => {
+        const reply = await call(context.target, "GET", `/api/v1/conversations/${conversation.id}`, { auth: key })
+        expect(reply.status, reply.text).toBe(200)
+        return reply.body
+      }
+      const listed = await call(context.target, "GET", "/api/v1/conversations", { auth: key })
+      expect(listed.body.conversations).toHaveLength(1)
+      expect(listed.body.conversations[0]).toMatchObject({
+        id: conversation.id,
+        lead: { id: conversation.lead_id, name: "Ada Customer", phone: `+${from}` },
+        last_message: { direction: "inbound", type: "text", text: "Hello there", status: "received" },
+        unread_count: 1
+      })
+      expect(await one()).toEqual(listed.body.conversations[0])
+      // A long text with line breaks: one line, cut to 140 characters.
+      const long = `First line\n${"word ".repeat(60)}`
+      const inbound = MetaPayloads.inboundTextPayload({
+        phoneNumberId: channel.phone_number_id,
+        displayPhoneNumber: "16505551111",
+        from,
+        name: null,
+        text: long,
+        externalId: `wamid.${crypto.randomUUID()}`,
+        timestamp: new Date(channel.created_at as string)
+      })
+      expect((await postWebhook(context.target, inbound)).status).toBe(200)
+      const twice = await one()
+      expect(twice.unread_count).toBe(2)
+      expect(twice.last_message.text).toHaveLength(140)
+      expect(twice.last_message.text).toMatch(/^First line word word .*…$/)
+      const read = await call(context.target, "POST", `/api/v1/conversations/${conversation.id}/read`, { auth: key })
+      expect(read.status, read.text).toBe(200)
+      expect((await one()).unread_count).toBe(0)
+      // Our answer moves the preview, not the count; a template is named by its label.
+      const sent = await call(context.target, "POST", `/api/v1/conversations/${conversation.id}/messages`, {
+        auth: key,
+        json: TEMPLATE_SEND
+      })
+      expect(sent.status, sent.text).toBe(201)
+      expect(await one()).toMatchObject({
+        unread_count: 0,
+        last_message: { id: sent.body.id, direction: "outbound", type: "template", text: "Template hello_world" }
+      })
+      const lead = await call(context.target, "POST", "/api/v1/leads", {
+        auth: key,
+        json: { name: "Grace Hopper", phone: "+14155550177" }
+      })
+      const silent = await call(context.target, "POST", "/api/v1/messages", {
+        auth: key,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
+      })
+      expect(silent.status, silent.text).toBe(201)
+      const both = await call(context.target, "GET", `/api/v1/conversations?channel_id=${channel.id}`, { auth: key })
+      const started = both.body.conversations.find((c: { id: string }) => c.id === silent.body.conversation_id)
+      expect(started).toMatchObject({
+        lead: { id: lead.body.id, name: "Grace Hopper", phone: "+14155550177" },
+        last_message: { direction: "outbound", text: "Template hello_world" },
+        unread_count: 0
+      })
+    })
+
+    it("filters by status and assignee, answers a change with the row, and names a bad parameter", async () => {
+      const account = await makeAccount(context.target)
+      const key = account.ownerKey
+      const { conversation } = await makeConversation(context.target, key)
+      const other = (await makeConversation(context.target, key)).conversation
+      const ids = async (query: string) => {
+        const reply = await call(context.target, "GET", `/api/v1/conversations?${query}`, { auth: key })
+        expect(reply.status, reply.text).toBe(200)
+        return (reply.body.conversations as Array<{ id: string }>).map((c) => c.id).sort()
+      }
+      const assigned = await call(context.target, "PATCH", `/api/v1/conversations/${conversation.id}`, {
+        auth: key,
+        json: { assigned_user_id: account.ownerUserId, status: "resolved" }
+      })
+      expect(assigned.status, assigned.text).toBe(200)
+      expect(assigned.body).toMatchObject({
+        status: "resolved",
+        assigned_user_id: account.ownerUserId,
+        lead: { id: conversation.lead_id, name: "Ada Customer" },
+        last_message: { direction: "inbound" },
+        unread_count: 1
+      })
+      expect(await ids(`assigned_user_id=${account.ownerUserId}`)).toEqual([conversation.id])
+      expect(await ids("assigned_user_id=none")).toEqual([other.id])
+      expect(await ids("status=resolved")).toEqual([conversation.id])
+      expect(await ids("status=open")).toEqual([other.id])
+      expect(await ids(`status=open&assigned_user_id=${account.ownerUserId}`)).toEqual([])
+      for (const [query, path] of [
+        ["status=closed", "status"],
+        ["assigned_user_id=%00", "assigned_user_id"],
+        ["unassigned=true", "unassigned"]
+      ] as const) {
+        const refused = await call(context.target, "GET", `/api/v1/conversations?${query}`, { auth: key })
+        expect(refused.status, `${query}: ${refused.text}`).toBe(400)
+        expect(
+          refused.body.details.map((detail: { path: string }) => detail.path),
+          query
+        ).toContain(path)
+      }
+    })
+  })
+
   describe("conversation changes", () => {
     it("resolves, snoozes until a time, assigns and unassigns; a new inbound message reopens it", async () => {
       const { conversation, channel, from } = await makeConversation(context.target, context.acme.ownerKey)

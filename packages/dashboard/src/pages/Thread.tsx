@@ -1,0 +1,349 @@
+import { useEffect, useRef, useState } from "preact/hooks"
+import type { Message } from "@leadline/core/messages/Message"
+import { call, fetchBlob, idempotencyKey } from "../api.ts"
+import { touchesInbox, useEvents } from "../live.ts"
+import { Link } from "../router.tsx"
+import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** An outbound message's status as WhatsApp-style ticks, with its name for screen readers. */
+const TICKS: Record<string, { mark: string; label: string }> = {
+  queued: { mark: "○", label: "queued" },
+  sent: { mark: "✓", label: "sent" },
+  delivered: { mark: "✓✓", label: "delivered" },
+  read: { mark: "✓✓", label: "read" },
+  failed: { mark: "!", label: "failed" },
+  cancelled: { mark: "×", label: "cancelled" }
+}
+
+const Ticks = (props: { status: string }) => {
+  const tick = TICKS[props.status]
+  if (tick === undefined) return null
+  return (
+    <span class={`ticks ticks-${props.status}`} title={tick.label}>
+      <span aria-hidden="true">{tick.mark}</span>
+      <span class="visually-hidden">{tick.label}</span>
+    </span>
+  )
+}
+
+/**
+ * An inbound image, drawn on a canvas: the file needs the session's Bearer header, and the page's
+ * policy (`default-src 'self'`) admits no `blob:` or `data:` image, which a canvas does not need.
+ */
+const InlineImage = (props: { token: string; messageId: string; label: string }) => {
+  const canvas = useRef<HTMLCanvasElement>(null)
+  const [failed, setFailed] = useState<string | undefined>(undefined)
+  useEffect(() => {
+    let live = true
+    fetchBlob(props.token, `/api/v1/messages/${props.messageId}/media`)
+      .then((blob) => createImageBitmap(blob))
+      .then((bitmap) => {
+        const target = canvas.current
+        if (!live || target === null) return
+        const scale = Math.min(1, 280 / bitmap.width)
+        target.width = Math.round(bitmap.width * scale)
+        target.height = Math.round(bitmap.height * scale)
+        target.getContext("2d")?.drawImage(bitmap, 0, 0, target.width, target.height)
+      })
+      .catch((error: unknown) => live && setFailed(error instanceof Error ? error.message : String(error)))
+    return () => {
+      live = false
+    }
+  }, [props.token, props.messageId])
+  return failed === undefined ? (
+    <canvas ref={canvas} class="inline-image" role="img" aria-label={props.label} width={1} height={1} />
+  ) : (
+    <span class="muted">
+      {props.label} ({failed})
+    </span>
+  )
+}
+
+/** A file to download: fetched with the Bearer header, then saved under its name. */
+const FileLink = (props: { token: string; messageId: string; filename: string }) => {
+  const download = useAction(async () => {
+    const blob = await fetchBlob(props.token, `/api/v1/messages/${props.messageId}/media`)
+    const url = URL.createObjectURL(blob)
+    const anchor = document.createElement("a")
+    anchor.href = url
+    anchor.download = props.filename
+    anchor.click()
+    setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  })
+  return (
+    <>
+      <button type="button" class="link file" onClick={() => void download.act()} disabled={download.busy}>
+        Download {props.filename}
+      </button>
+      <ErrorText error={download.error} />
+    </>
+  )
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  image: "Image",
+  video: "Video",
+  audio: "Audio",
+  voice: "Voice message",
+  document: "Document",
+  sticker: "Sticker"
+}
+
+/** What a message shows: its file (an image inline, any other as a link), then its text. */
+const Body = (props: { token: string; message: Message }) => {
+  const { message } = props
+  const media = message.media
+  const kind = TYPE_NAMES[message.type] ?? message.type
+  let file: preact.JSX.Element | null = null
+  if (media !== null && "provider_media_id" in media) {
+    const name = media.filename ?? `${kind.toLowerCase()}${media.mime_type === null ? "" : ` (${media.mime_type})`}`
+    file =
+      media.state !== "stored" ? (
+        <span class="muted">
+          {kind}: {media.state === "pending" ? "being fetched from WhatsApp" : `not kept (${media.reason ?? "failed"})`}
+        </span>
+      ) : message.type === "image" || message.type === "sticker" ? (
+        <InlineImage token={props.token} messageId={message.id} label={message.text ?? kind} />
+      ) : (
+        <FileLink token={props.token} messageId={message.id} filename={name} />
+      )
+  } else if (media !== null && "media_id" in media) {
+    // Our own file: WhatsApp has it; the page names it (only inbound files are served back).
+    file =
+      media.link === null ? (
+        <span class="muted">
+          {kind}
+          {media.filename === null ? "" : `: ${media.filename}`}
+        </span>
+      ) : (
+        <a href={media.link} rel="noreferrer" target="_blank">
+          {kind}
+          {media.filename === null ? "" : `: ${media.filename}`}
+        </a>
+      )
+  }
+  const template = message.template as { name?: unknown } | null
+  const text =
+    message.text ??
+    (template !== null && typeof template.name === "string"
+      ? `Template ${template.name}`
+      : file === null
+        ? `(${kind})`
+        : null)
+  return (
+    <>
+      {file}
+      {text === null ? null : <span class="text">{text}</span>}
+    </>
+  )
+}
+
+/** A template to send when the 24-hour window is closed: the approved ones, or a name typed. */
+const TemplatePicker = (props: { token: string; id: string; onSent: () => void }) => {
+  const { token } = props
+  const templates = useLoad(() => call(token, (client) => client.templates.list({ query: {} })), [token])
+  const approved = (templates.data?.templates ?? []).filter((t) => t.status === "APPROVED")
+  const [picked, setPicked] = useState("")
+  const [name, setName] = useState("hello_world")
+  const [language, setLanguage] = useState("en_US")
+  const [formKey, setFormKey] = useState(idempotencyKey)
+  const send = useAction(async () => {
+    const chosen = approved.find((t) => t.id === picked) ?? approved[0]
+    const template = chosen === undefined ? { name: name.trim(), language: language.trim() } : chosen
+    await call(token, (client) =>
+      client.conversations.send({
+        params: { id: props.id },
+        payload: { type: "template", template: { name: template.name, language: template.language } },
+        headers: { "idempotency-key": formKey }
+      })
+    )
+    setFormKey(idempotencyKey())
+    props.onSent()
+  })
+  return (
+    <Form label="Send a template" onSubmit={() => void send.act()}>
+      <p class="muted">
+        The customer has not written in the last 24 hours: WhatsApp takes only an approved template until they do.
+      </p>
+      {templates.loading && templates.data === undefined ? <Loading what="templates" /> : null}
+      {approved.length > 0 ? (
+        <Field label="Template">
+          <select value={picked} onChange={(event) => setPicked(event.currentTarget.value)}>
+            {approved.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.name} ({t.language}, {t.category.toLowerCase()})
+              </option>
+            ))}
+          </select>
+        </Field>
+      ) : (
+        <>
+          <Field label="Template name" hint="No approved template is synced: name one WhatsApp has approved.">
+            <input required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+          </Field>
+          <Field label="Template language">
+            <input required value={language} onInput={(event) => setLanguage(event.currentTarget.value)} />
+          </Field>
+        </>
+      )}
+      <ErrorText error={send.error} />
+      <Submit busy={send.busy}>Send template</Submit>
+    </Form>
+  )
+}
+
+/**
+ * One conversation: its lead, its messages oldest first with their ticks and files, the actions
+ * (assign, resolve, reopen) and the reply, or a template once the 24-hour window has closed.
+ * Opening it marks it read, as WhatsApp's own apps do.
+ */
+export const Thread = (props: {
+  token: string
+  id: string
+  userId: string | undefined
+  onChanged: () => void
+  onClose: () => void
+}) => {
+  const { token, id } = props
+  const conversation = useLoad(() => call(token, (client) => client.conversations.get({ params: { id } })), [token, id])
+  const messages = useLoad(
+    () => call(token, (client) => client.conversations.messages({ params: { id }, query: {} })),
+    [token, id]
+  )
+  const markRead = useAction(async () => {
+    await call(token, (client) => client.conversations.read({ params: { id } }))
+    props.onChanged()
+  })
+  const panel = useRef<HTMLElement>(null)
+  // On a phone the thread opens below the list: bring it into view.
+  useEffect(() => {
+    if (matchMedia("(max-width: 900px)").matches) panel.current?.scrollIntoView({ block: "start" })
+  }, [id])
+  const unread = conversation.data?.unread_count ?? 0
+  useEffect(() => {
+    if (unread > 0) void markRead.act()
+  }, [unread])
+  useEvents((event) => {
+    if (touchesInbox(event) && (event.data.id === id || event.data.conversation_id === id)) {
+      conversation.reload()
+      messages.reload()
+    }
+  })
+  const reloadAll = () => {
+    conversation.reload()
+    messages.reload()
+    props.onChanged()
+  }
+  const change = useAction(async (payload: { status?: "open" | "resolved"; assigned_user_id?: string | null }) => {
+    await call(token, (client) => client.conversations.update({ params: { id }, payload }))
+    reloadAll()
+  })
+  const [text, setText] = useState("")
+  const [formKey, setFormKey] = useState(idempotencyKey)
+  const send = useAction(async () => {
+    await call(token, (client) =>
+      client.conversations.send({
+        params: { id },
+        payload: { type: "text", text: text.trim() },
+        headers: { "idempotency-key": formKey }
+      })
+    )
+    setText("")
+    setFormKey(idempotencyKey())
+    reloadAll()
+  })
+  const c = conversation.data
+  const windowOpen = c?.service_window_expires_at != null && Date.parse(c.service_window_expires_at) > Date.now()
+  const title = c === undefined ? "Conversation" : c.lead.name === "" ? c.lead.phone : c.lead.name
+  return (
+    <section ref={panel} class="panel thread-panel" aria-label="Conversation">
+      <header class="thread-header">
+        <div>
+          <h2>{title}</h2>
+          {c === undefined ? null : (
+            <p class="muted">
+              {c.lead.phone} · {c.status}
+              {c.assigned_user_id === null
+                ? " · unassigned"
+                : c.assigned_user_id === props.userId
+                  ? " · assigned to me"
+                  : " · assigned"}
+              {" · "}
+              <Link href={`/leads/${c.lead_id}`}>Lead details</Link>
+            </p>
+          )}
+        </div>
+        <div class="actions">
+          {c === undefined ? null : (
+            <>
+              {c.assigned_user_id === null || c.assigned_user_id !== props.userId ? (
+                props.userId === undefined ? null : (
+                  <button
+                    type="button"
+                    disabled={change.busy}
+                    onClick={() => void change.act({ assigned_user_id: props.userId! })}
+                  >
+                    Assign to me
+                  </button>
+                )
+              ) : (
+                <button
+                  type="button"
+                  disabled={change.busy}
+                  onClick={() => void change.act({ assigned_user_id: null })}
+                >
+                  Unassign
+                </button>
+              )}
+              {c.status === "resolved" ? (
+                <button type="button" disabled={change.busy} onClick={() => void change.act({ status: "open" })}>
+                  Reopen
+                </button>
+              ) : (
+                <button type="button" disabled={change.busy} onClick={() => void change.act({ status: "resolved" })}>
+                  Resolve
+                </button>
+              )}
+            </>
+          )}
+          <button type="button" onClick={props.onClose}>
+            Close
+          </button>
+        </div>
+      </header>
+      <ErrorText error={conversation.error} />
+      <ErrorText error={change.error} />
+      <ErrorText error={markRead.error} />
+      {messages.loading && messages.data === undefined ? <Loading what="messages" /> : null}
+      <ErrorText error={messages.error} />
+      {messages.data === undefined ? null : messages.data.messages.length === 0 ? (
+        <Empty>No messages.</Empty>
+      ) : (
+        <ol class="thread">
+          {[...messages.data.messages].reverse().map((message) => (
+            <li key={message.id} class={`bubble ${message.direction}`}>
+              <Body token={token} message={message} />
+              <small class="muted">
+                {message.direction === "outbound" ? `${message.sender_type} · ` : ""}
+                {when(message.created_at)}
+                {message.direction === "outbound" ? <Ticks status={message.status} /> : null}
+              </small>
+              {message.error === null ? null : <small class="error">{message.error.message}</small>}
+            </li>
+          ))}
+        </ol>
+      )}
+      {c === undefined ? null : windowOpen ? (
+        <Form label="Send a reply" onSubmit={() => void send.act()}>
+          <Field label="Reply">
+            <textarea required maxLength={4096} value={text} onInput={(event) => setText(event.currentTarget.value)} />
+          </Field>
+          <ErrorText error={send.error} />
+          <Submit busy={send.busy}>Send</Submit>
+        </Form>
+      ) : (
+        <TemplatePicker token={token} id={id} onSent={reloadAll} />
+      )}
+    </section>
+  )
+}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { Link, navigate, usePath } from "./router.tsx"
 import * as Sessions from "./session.ts"
+import { follow } from "./stream.ts"
 import type { Session } from "./session.ts"
 import { SignIn } from "./pages/SignIn.tsx"
 import { lazyPage } from "./lazy.tsx"
@@ -90,6 +91,9 @@ export const App = () => {
     setSession(undefined)
     navigate("/")
   }
+  // The account's events move the pages while it is signed in (the operator has no account stream).
+  const streamToken = session?.kind === "account" ? session.token : undefined
+  useEffect(() => (streamToken === undefined ? undefined : follow(streamToken)), [streamToken])
   if (session === undefined) return <SignIn onSignIn={signIn} />
   if (session.kind === "operator")
     return (

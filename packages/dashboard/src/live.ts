@@ -15,9 +15,9 @@ type Listener = (event: LiveEvent) => void
 const listeners = new Set<Listener>()
 
 /**
- * Where the account's event stream (`GET /api/v1/stream`, issue 34 item 1) hands each event it
- * receives: every page subscribed with `onEvent` hears it. Until that stream is connected nothing
- * calls this, and the pages move when they are refreshed; they never poll.
+ * Where the account's event stream (`GET /api/v1/stream`, followed by `stream.ts` while an account
+ * is signed in) hands each event it receives: every page subscribed with `onEvent` hears it. The
+ * pages never poll.
  */
 export const publish = (event: LiveEvent) => {
   for (const listener of listeners) listener(event)

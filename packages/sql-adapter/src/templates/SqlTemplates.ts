@@ -148,10 +148,10 @@ export const layer = Layer.effect(
             FROM after JOIN before ON before.account_id = after.account_id AND before.id = after.id`
         ).pipe(
           Effect.map((rows) =>
-            rows.map((row) => ({
-              accountId: row.account_id,
-              before: fromRow(json<Row>(row.before)),
-              after: fromRow(row)
+            rows.map(({ account_id, before, ...after }) => ({
+              accountId: account_id,
+              before: fromRow(json<Row>(before)),
+              after: fromRow(after)
             }))
           )
         ),

@@ -294,9 +294,15 @@ const exportOnce = async (server: Processes.Running, key: string, format: "ndjso
   await new Promise((resolve) => setTimeout(resolve, 2_000))
   const before = Processes.residentMB(pid)
   const samples: Array<number> = [before]
-  const sampler = setInterval(() => samples.push(Processes.residentMB(pid)), SAMPLE_MS)
-  const started = Date.now()
+  // Each sample with how far the read had got: a set that grows with the rows keeps rising quarter by quarter.
+  const along: Array<{ readonly bytes: number; readonly mb: number }> = []
   let bytes = 0
+  const sampler = setInterval(() => {
+    const mb = Processes.residentMB(pid)
+    samples.push(mb)
+    along.push({ bytes, mb })
+  }, SAMPLE_MS)
+  const started = Date.now()
   let lines = 0
   let firstLine = ""
   try {
@@ -329,7 +335,15 @@ const exportOnce = async (server: Processes.Running, key: string, format: "ndjso
   if (format === "ndjson") JSON.parse(firstLine.slice(0, firstLine.indexOf("\n")))
   else if (!firstLine.startsWith("id,name,phone,")) throw new Error(`export (csv) begins ${firstLine.slice(0, 80)}`)
   const peak = Math.max(...samples.filter(Number.isFinite))
-  return { format, rows, bytes, seconds, before, peak, after }
+  const quarters = [1, 2, 3, 4].map((q) =>
+    Math.max(
+      0,
+      ...along
+        .filter((s) => s.bytes > ((q - 1) * bytes) / 4 && s.bytes <= (q * bytes) / 4 && Number.isFinite(s.mb))
+        .map((s) => s.mb)
+    )
+  )
+  return { format, rows, bytes, seconds, before, peak, after, quarters }
 }
 
 const main = async () => {
@@ -494,7 +508,7 @@ const main = async () => {
       const result = await exportOnce(server, key, format)
       exports.push(result)
       log(
-        `export (${format}): ${result.rows.toLocaleString("en-US")} rows, ${(result.bytes / 1e6).toFixed(0)} MB in ${result.seconds.toFixed(1)} s; resident ${result.before} MB before, peak ${result.peak} MB, ${result.after} MB after`
+        `export (${format}): ${result.rows.toLocaleString("en-US")} rows, ${(result.bytes / 1e6).toFixed(0)} MB in ${result.seconds.toFixed(1)} s; resident ${result.before} MB before, peak ${result.peak} MB (by quarter ${result.quarters.join(", ")} MB), ${result.after} MB after`
       )
     }
 
@@ -599,7 +613,7 @@ const main = async () => {
       const complete = e.rows === LEADS
       const flat = e.peak - e.before <= FLAT_MB
       lines.push(
-        `| export of every lead, ${e.format === "csv" ? "CSV" : "NDJSON"} (\`GET /api/v1/leads/export?format=${e.format}\`), read at ${EXPORT_MBPS} MB/s to its end | ${e.rows.toLocaleString("en-US")} rows (${complete ? "every lead" : `**not ${LEADS}**`}), ${fixed(e.bytes / 1e6, 0)} MB in ${fixed(e.seconds, 1)} s; the server's resident set ${e.before} MB before, ${e.peak} MB at most (sampled every ${SAMPLE_MS} ms), ${e.after} MB after | every row, peak ≤ before + ${FLAT_MB} MB: ${mark(complete && flat)} |`
+        `| export of every lead, ${e.format === "csv" ? "CSV" : "NDJSON"} (\`GET /api/v1/leads/export?format=${e.format}\`), read at ${EXPORT_MBPS} MB/s to its end | ${e.rows.toLocaleString("en-US")} rows (${complete ? "every lead" : `**not ${LEADS}**`}), ${fixed(e.bytes / 1e6, 0)} MB in ${fixed(e.seconds, 1)} s; the server's resident set ${e.before} MB before, ${e.peak} MB at most (sampled every ${SAMPLE_MS} ms; by quarter of the rows read ${e.quarters.join(", ")} MB), ${e.after} MB after | every row, peak ≤ before + ${FLAT_MB} MB: ${mark(complete && flat)} |`
       )
     }
     const missed = [

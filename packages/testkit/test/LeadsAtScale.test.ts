@@ -136,4 +136,30 @@ describe("finding leads in an account with many (the plans of GET /api/v1/leads'
     ])
     expect(found.hasMore).toBe(false)
   })
+
+  it("answers a broad search (more matches than it sorts whole) as the memory store does, by offset and by cursor", async () => {
+    // "lead 1…" matches 11,111 of the 50,000: the list is walked in its order instead.
+    const expected = Array.from({ length: ROWS }, (_, i) => ({ n: i + 1, name: `Lead ${i + 1}` }))
+      .filter((lead) => lead.name.toLowerCase().startsWith("lead 1"))
+      .sort((a, b) =>
+        a.name.toLowerCase() < b.name.toLowerCase() ? -1 : a.name.toLowerCase() > b.name.toLowerCase() ? 1 : a.n - b.n
+      )
+    const search = (window: LeadSearch.LeadSearch["window"]) =>
+      run(
+        Effect.gen(function* () {
+          const repo = yield* LeadsRepo
+          return yield* repo.search(ACCOUNT, {
+            filter: { ...filter, prefix: "lead 1", phoneDigits: undefined },
+            order: { key: "name", descending: false },
+            window,
+            limit: 20
+          })
+        }).pipe(Effect.provide(SqlLeads.layer))
+      )
+    const first = await search({ by: "offset", offset: 0 })
+    expect(first.items.map((lead) => lead.name)).toEqual(expected.slice(0, 20).map((lead) => lead.name))
+    expect(first.hasMore).toBe(true)
+    const next = await search({ by: "after", anchor: first.items.at(-1)! })
+    expect(next.items.map((lead) => lead.name)).toEqual(expected.slice(20, 40).map((lead) => lead.name))
+  })
 })

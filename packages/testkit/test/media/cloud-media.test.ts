@@ -254,7 +254,9 @@ describe("a large inbound file, from Graph into a directory", () => {
       served = { sha256: hash.digest("hex"), size: length }
     })
     expect(served).toEqual({ sha256, size })
-    // Holding the file whole once would add 64 MiB; streaming holds a few chunks at a time.
-    expect(grown).toBeLessThan(size / 2)
+    // Holding the file whole once would add 64 MiB; streaming holds a few chunks at a time, plus
+    // the noise of a busy process (a loaded CI run measured 38 MB: buffers freed late, the server's
+    // other loops), so the bound sits between the two.
+    expect(grown).toBeLessThan(size * 0.75)
   }, 120_000)
 })

@@ -127,9 +127,10 @@ const storeContract = (
       })
       expect(digest).toEqual(await expectedOf(large))
       // Holding the file whole would take `large` bytes; streaming takes a few chunks (what is
-      // left is the collector's and the thread pool's noise, up to a few tens of MB).
-      expect(written).toBeLessThan(large / 2)
-      expect(read).toBeLessThan(large / 2)
+      // left is the collector's and the thread pool's noise, up to a few tens of MB: a loaded CI
+      // run read 64 MiB back from PostgreSQL with 35 MB of it), so the bound sits between the two.
+      expect(written).toBeLessThan(large * 0.75)
+      expect(read).toBeLessThan(large * 0.75)
     }, 120_000)
   })
 

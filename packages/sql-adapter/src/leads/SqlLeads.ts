@@ -1,6 +1,5 @@
 import { Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import type * as Statement from "effect/sql/Statement"
 import { Conflict } from "@leadline/core/Errors"
 import type { Lead, LeadStatus, MarketingOptOut } from "@leadline/core/leads/Lead"
 import { LeadsRepo, phoneTakenMessage } from "@leadline/core/leads/LeadsRepo"
@@ -86,24 +85,8 @@ const audienceWhere = (sql: SqlClient.SqlClient, accountId: string, audience: Au
   ])
 }
 
-/**
- * `column` starts with `prefix`, under the C collation: as a range (`>= prefix AND < the next
- * prefix`), which an index answers in any plan; a `LIKE $1` becomes a range only when the pattern is
- * known at planning, and a prepared statement is soon planned once, without it.
- */
-const startsWith = (sql: SqlClient.SqlClient, column: Statement.Fragment, prefix: string) => {
-  const last = prefix.charCodeAt(prefix.length - 1)
-  // A last character with no successor in one UTF-16 unit (never in a phone, rare in a name): LIKE,
-  // its own characters matched as themselves.
-  if (prefix.length === 0 || last >= 0xd7ff) {
-    return sql`${column} LIKE ${`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`
-  }
-  const next = prefix.slice(0, -1) + String.fromCharCode(last + 1)
-  return sql`(${column} >= ${prefix} AND ${column} < ${next})`
-}
-
-/** A search that matches at most this many leads is read whole and sorted; more, and the list is walked in its order. */
-const FEW_MATCHES = 5_000
+// LIKE's own characters in a caller's search are matched as themselves.
+const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** `LeadSearch.matches` in SQL (docs/contract.md, "Finding leads"), on the indexes of migration 0038. */
 const searchWhere = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFilter) => {
@@ -112,11 +95,11 @@ const searchWhere = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFi
       ? []
       : [
           sql.or([
-            startsWith(sql, sql`lower(name) COLLATE "C"`, filter.prefix),
-            sql`(email IS NOT NULL AND ${startsWith(sql, sql`lower(email) COLLATE "C"`, filter.prefix)})`,
+            sql`lower(name) COLLATE "C" LIKE ${likePrefix(filter.prefix)}`,
+            sql`(email IS NOT NULL AND lower(email) COLLATE "C" LIKE ${likePrefix(filter.prefix)})`,
             ...(filter.phoneDigits === undefined
               ? []
-              : [startsWith(sql, sql`phone COLLATE "C"`, `+${filter.phoneDigits}`)])
+              : [sql`phone COLLATE "C" LIKE ${likePrefix(`+${filter.phoneDigits}`)}`])
           ])
         ]
   return sql.and([
@@ -156,26 +139,10 @@ export const searchQuery = (sql: SqlClient.SqlClient, accountId: string, search:
           sql`(${key}, id) ${sql.unsafe(descending ? "<" : ">")} (SELECT ${key}, id FROM leads
                 WHERE account_id = ${accountId}::uuid AND id = ${window.anchor.id})`
         ]
-  const where = searchWhere(sql, accountId, search.filter)
-  const page = sql`ORDER BY ${key} ${direction}, id ${direction}
+  return sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads
+    WHERE ${sql.and([searchWhere(sql, accountId, search.filter), ...cursor])}
+    ORDER BY ${key} ${direction}, id ${direction}
     LIMIT ${search.limit + 1}::int OFFSET ${window.by === "offset" ? window.offset : 0}::int`
-  if (search.filter.prefix === undefined) {
-    return sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE ${sql.and([where, ...cursor])} ${page}`
-  }
-  // A search (`q`): PostgreSQL walks the list in its order and filters, believing matches spread
-  // evenly; a rare prefix (a phone's digits) then read tens of thousands of rows for a page
-  // (bench/LEADS.md). So its matches are read from the prefix indexes first, up to FEW_MATCHES + 1:
-  // as few as that, they are sorted; more, and the walk finds a page soon. One branch runs.
-  return sql<LeadRow>`WITH found AS MATERIALIZED (
-      SELECT id FROM leads WHERE ${where} LIMIT ${FEW_MATCHES + 1}::int
-    ), few AS (SELECT count(*) <= ${FEW_MATCHES} AS yes FROM found)
-    (SELECT ${sql.unsafe(COLUMNS)} FROM leads
-      WHERE ${sql.and([sql`account_id = ${accountId}::uuid`, sql`id IN (SELECT id FROM found)`, ...cursor])}
-        AND (SELECT yes FROM few)
-      ${page})
-    UNION ALL
-    (SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE ${sql.and([where, ...cursor])} AND NOT (SELECT yes FROM few)
-      ${page})`
 }
 
 const optOutValue = (optOut: MarketingOptOut | null) => (optOut === null ? null : JSON.stringify(optOut))

@@ -226,7 +226,13 @@ describe("a large inbound file, from Graph into a directory", () => {
     await rm(directory, { recursive: true, force: true })
   })
 
-  it("streams it: memory stays flat while it is fetched, checked and kept, and while it is served", async () => {
+  // Retried: the probe reads the whole process's live memory, and a busy CI machine has measured
+  // from 3 to 63 MB of buffers awaiting release around the same run; holding the file whole would
+  // fail every try.
+  it("streams it: memory stays flat while it is fetched, checked and kept, and while it is served", {
+    timeout: 120_000,
+    retry: 2
+  }, async () => {
     const account = await makeAccount(server)
     const bytes = bytesOf(size, 17)
     const sha256 = createHash("sha256").update(bytes).digest("hex")
@@ -258,5 +264,5 @@ describe("a large inbound file, from Graph into a directory", () => {
     // the noise of a busy process (a loaded CI run measured 38 MB: buffers freed late, the server's
     // other loops), so the bound sits between the two.
     expect(grown).toBeLessThan(size * 0.75)
-  }, 120_000)
+  })
 })

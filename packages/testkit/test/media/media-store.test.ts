@@ -116,7 +116,12 @@ const storeContract = (
     })
 
     if (large === undefined) return
-    it(`stays flat in memory while ${large / MiB} MiB are written and read back`, async () => {
+    // Retried, as the large inbound file's test is: the probe reads the whole process's live memory,
+    // which a busy machine leaves noisy; holding the file whole would fail every try.
+    it(`stays flat in memory while ${large / MiB} MiB are written and read back`, {
+      timeout: 120_000,
+      retry: 2
+    }, async () => {
       const key = `acc/${crypto.randomUUID()}`
       const written = await peakGrowth(() =>
         run(Effect.flatMap(store, (s) => s.put(key, "video/mp4", generated(large))))
@@ -131,7 +136,7 @@ const storeContract = (
       // run read 64 MiB back from PostgreSQL with 35 MB of it), so the bound sits between the two.
       expect(written).toBeLessThan(large * 0.75)
       expect(read).toBeLessThan(large * 0.75)
-    }, 120_000)
+    })
   })
 
 storeContract(

@@ -3,6 +3,7 @@ import * as Signature from "@leadline/core/webhooks/Signature"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { type AccountFixture, makeAccount, nextPhone } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
+import { settled } from "../src/internal/wire.ts"
 import * as MockReceiver from "../src/MockReceiver.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
@@ -58,15 +59,6 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
         auth: account.ownerKey
       })
     ).body.deliveries as Array<{ event_id: string; status: string; attempts: Array<unknown> }>
-  const until = async <A>(what: string, read: () => Promise<A>, done: (value: A) => boolean) => {
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      const value = await read()
-      if (done(value)) return value
-      if (Date.now() > deadline) throw new Error(`never ${what}: ${JSON.stringify(value)}`)
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
   /** Which of `secrets` each Standard Webhooks signature of the request verifies with. */
   const signers = async (request: MockReceiver.RecordedRequest, secrets: Record<string, string>) => {
     const signatures = request.headers["webhook-signature"]!.split(" ")
@@ -173,14 +165,14 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
       })
       expect(patched.status).toBe(200)
       for (let round = 0; round < 8; round++) {
-        await until(
+        await settled(
           "attempted",
           () => Promise.resolve(endpoint.requests().length),
           (n) => n > round
         )
         server.clock.advance("5 seconds")
       }
-      const failed = await until(
+      const failed = await settled(
         "failed",
         () => deliveriesOf(id),
         (list) => list.length === 2 && list.every((delivery) => delivery.status === "failed")
@@ -201,7 +193,7 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
       const recovered = await recover(id, { since: before })
       expect(recovered.status, recovered.text).toBe(200)
       expect(recovered.body).toEqual({ requeued: 2 })
-      const delivered = await until(
+      const delivered = await settled(
         "delivered",
         () => deliveriesOf(id),
         (list) => list.every((delivery) => delivery.status === "delivered")
@@ -222,7 +214,7 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
           await call(server, "GET", "/api/webhooks/endpoints?limit=100", { auth: account.ownerKey })
         ).body.endpoints.find((candidate: { id: string }) => candidate.id === id)
       const attemptsOf = async (n: number) =>
-        until(
+        settled(
           "attempted",
           () => deliveriesOf(id),
           (list) => list.reduce((sum, delivery) => sum + delivery.attempts.length, 0) >= n
@@ -243,7 +235,7 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
       // An hour into it, the next failure disables it.
       server.clock.advance("31 minutes")
       await attemptsOf(5)
-      const disabled = await until("disabled", listed, (found) => found.enabled === false)
+      const disabled = await settled("disabled", listed, (found) => found.enabled === false)
       expect(disabled.enabled).toBe(false)
 
       const [notice] = await watcher.endpoint.waitFor(1)
@@ -269,7 +261,7 @@ describe.each(TestDatabase.STORES)("webhook endpoints kept over time, on $name",
         json: { enabled: true }
       })
       expect(enabled.body.enabled).toBe(true)
-      const delivered = await until(
+      const delivered = await settled(
         "delivered",
         () => deliveriesOf(id),
         (list) => list.every((delivery) => delivery.status === "delivered")

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { type AccountFixture, makeAccount, nextPhone } from "../src/Fixtures.ts"
 import { call } from "../src/Http.ts"
+import { settled } from "../src/internal/wire.ts"
 import * as MockReceiver from "../src/MockReceiver.ts"
 import * as TestDatabase from "../src/TestDatabase.ts"
 import * as TestServer from "../src/TestServer.ts"
@@ -48,15 +49,8 @@ describe.each(TestDatabase.STORES)("on $name", ({ database: options }) => {
   type Listed = Awaited<ReturnType<typeof deliveriesOf>>
 
   /** Polls the delivery log until `done` holds (the worker runs on its own), for up to 20 s. */
-  const settle = async (endpointId: string, what: string, done: (list: Listed) => boolean) => {
-    const deadline = Date.now() + 20_000
-    for (;;) {
-      const list = await deliveriesOf(endpointId)
-      if (done(list)) return list
-      if (Date.now() > deadline) throw new Error(`deliveries never ${what}: ${JSON.stringify(list)}`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+  const settle = (endpointId: string, what: string, done: (list: Listed) => boolean) =>
+    settled(`deliveries ${what}`, () => deliveriesOf(endpointId), done)
 
   describe("a receiver down for ten minutes, on the extended policy", () => {
     it("gets every event once it is back, none twice, each lead's in order", async () => {

@@ -118,7 +118,7 @@ export const layer = Layer.effect(
           : orDie(
               sql`DELETE FROM message_templates WHERE account_id = ${accountId}::uuid AND id = ANY(${textArray(ids)}::text[])`
             ).pipe(Effect.asVoid),
-      // The rows as they were and as they are, in one statement: the caller emits each change's event.
+      // The rows as they were (whole, as JSON) and as they are, in one statement: the caller emits each change's event.
       applyUpdate: (update, now) =>
         orDie(
           sql<Row & { account_id: string; before: Row }>`
@@ -139,12 +139,7 @@ export const layer = Layer.effect(
               FROM before WHERE t.account_id = before.account_id AND t.id = before.id
               RETURNING t.*
             )
-            SELECT after.account_id, ${afterColumns},
-                   jsonb_build_object('id', before.id, 'business_account_id', before.business_account_id,
-                     'external_id', before.external_id, 'name', before.name, 'language', before.language,
-                     'category', before.category, 'status', before.status, 'quality', before.quality,
-                     'rejected_reason', before.rejected_reason, 'components', before.components::text,
-                     'created_at', before.created_at, 'updated_at', before.updated_at) AS before
+            SELECT after.account_id, ${afterColumns}, to_jsonb(before) - 'account_id' AS before
             FROM after JOIN before ON before.account_id = after.account_id AND before.id = after.id`
         ).pipe(
           Effect.map((rows) =>

@@ -29,7 +29,7 @@ export const eventsOf = async (target: Target, key: string, query = "") => {
 }
 
 /** The scopes that read a resource with events: each lets a key list that resource's events. */
-const READERS = [
+export const READERS = [
   "leads:read",
   "leads:write",
   "conversations:read",

@@ -32,6 +32,18 @@ export const until = async <A>(
   return value
 }
 
+/** `until`, failing with the last value when `done` never held: for a test that must see it happen. */
+export const settled = async <A>(
+  what: string,
+  probe: () => Promise<A>,
+  done: (value: A) => boolean,
+  timeoutMs = 20_000
+): Promise<A> => {
+  const value = await until(probe, done, timeoutMs)
+  if (!done(value)) throw new Error(`never ${what}: ${JSON.stringify(value)}`)
+  return value
+}
+
 /** Every item a list route shows the key, page by page through `next_offset`. */
 export const listAll = async (
   target: Target,

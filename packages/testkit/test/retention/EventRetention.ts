@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import { type AccountFixture, makeAccount, nextPhone } from "../../src/Fixtures.ts"
 import { call } from "../../src/Http.ts"
+import { settled } from "../../src/internal/wire.ts"
 import * as MockReceiver from "../../src/MockReceiver.ts"
 import * as TestDatabase from "../../src/TestDatabase.ts"
 import * as TestServer from "../../src/TestServer.ts"
@@ -54,20 +55,11 @@ export const eventRetention = (store: (typeof TestDatabase.STORES)[number]) =>
       })
       expect(reply.status).toBe(201)
     }
-    const until = async <A>(what: string, read: () => Promise<A>, done: (value: A) => boolean) => {
-      const deadline = Date.now() + 20_000
-      for (;;) {
-        const value = await read()
-        if (done(value)) return value
-        if (Date.now() > deadline) throw new Error(`never ${what}: ${JSON.stringify(value)}`)
-        await new Promise((resolve) => setTimeout(resolve, 50))
-      }
-    }
 
     it("deletes a delivered event's record after 30 days and keeps one still waiting", async () => {
       const healthy = await register("/retention-ok")
       await createLead()
-      const [delivered] = await until(
+      const [delivered] = await settled(
         "delivered",
         () => deliveriesOf(healthy),
         (list) => list[0]?.status === "delivered"
@@ -76,7 +68,7 @@ export const eventRetention = (store: (typeof TestDatabase.STORES)[number]) =>
       receiver.endpoint("/retention-down").respond(...Array.from({ length: 20 }, () => ({ status: 503 })))
       const down = await register("/retention-down", { retry_policy: "extended" })
       await createLead()
-      const [waiting] = await until(
+      const [waiting] = await settled(
         "tried",
         () => deliveriesOf(down),
         (list) => list.length === 1
@@ -90,14 +82,14 @@ export const eventRetention = (store: (typeof TestDatabase.STORES)[number]) =>
       // 31 days on, the first event goes with its delivery. The second stays whole (one of its
       // deliveries still waits), and a new event is kept.
       server.clock.advance("2 days")
-      await until(
+      await settled(
         "purged",
         () => deliveriesOf(healthy),
         (list) => list.length === 1
       )
       expect((await deliveriesOf(healthy)).map((d) => d.event_id)).toEqual([waiting!.event_id])
       await createLead()
-      const fresh = await until(
+      const fresh = await settled(
         "queued",
         () => deliveriesOf(healthy),
         (list) => list.length === 2

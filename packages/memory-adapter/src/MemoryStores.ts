@@ -17,6 +17,7 @@ import * as MemoryUploadedMedia from "./messages/MemoryUploadedMedia.ts"
 import * as MemoryOptOutSettings from "./optouts/MemoryOptOutSettings.ts"
 import * as MemoryOrderNoticeSettings from "./orders/MemoryOrderNoticeSettings.ts"
 import * as MemoryOrders from "./orders/MemoryOrders.ts"
+import { OrderInputs } from "@leadline/core/orders/OrderInputs"
 import * as MemoryTemplates from "./templates/MemoryTemplates.ts"
 import * as MemoryTransaction from "./MemoryTransaction.ts"
 import * as MemoryMessageUsage from "./usage/MemoryMessageUsage.ts"
@@ -48,6 +49,7 @@ export const all = [
   MemoryCampaigns.layer,
   MemoryCatalogue.layer,
   MemoryOrders.layer,
+  OrderInputs.fromRepos,
   MemoryOrderNoticeSettings.layer,
   MemoryKnowledge.layer,
   MemoryAgents.layer,

@@ -16,7 +16,8 @@ import * as Notifications from "./Notifications.ts"
  * - every checkout passes a first-in, first-out gate with as many permits as the pool has
  *   connections, so under a full pool requests are served in the order they asked;
  * - LISTEN runs on one session of its own, opened on first use, for every channel, instead
- *   of holding one pooled connection per channel for the life of the process.
+ *   of holding one pooled connection per channel for the life of the process; the
+ *   announcements after commits (Notifications.ts) are sent there too.
  *
  * The statements, their compiler and the transaction protocol are sql-pg's.
  */
@@ -63,8 +64,17 @@ export const make = Effect.fnUntraced(function* (config: PgClient.PgPoolConfig) 
           )
     )
   )
-  const notifications = Notifications.fromQueues((channel) =>
-    Effect.flatMap(listener, (session) => session.listen(channel))
+  const notifications = yield* Notifications.fromQueues(
+    (channel) => Effect.flatMap(listener, (session) => session.listen(channel)),
+    // On the listening session, outside the pool: a wake-up never queues behind the requests. It
+    // commits without waiting for its flush: it wrote nothing that must survive a crash.
+    (channels) =>
+      Effect.flatMap(listener, (session) =>
+        session.query(
+          `SELECT set_config('synchronous_commit', 'off', true), ${channels.map((_, i) => `pg_notify($${i + 1}, '')`).join(", ")}`,
+          channels
+        )
+      )
   )
   return { client, notifications }
 })

@@ -25,9 +25,17 @@ import * as WalFlush from "./WalFlush.ts"
  * messages), which core's units already keep to.
  */
 
+/** A write waiting for the unit's next statement; `signal` runs after the commit if it wrote a row. */
+interface Pending {
+  readonly write: Statement.Fragment
+  readonly signal?: Effect.Effect<void>
+}
+
 interface Unit {
   /** Writes not sent yet, in the order they were made. */
-  readonly writes: Array<Statement.Fragment>
+  readonly writes: Array<Pending>
+  /** What runs once the unit has committed (announcements: `afterCommit`). */
+  readonly afterCommit: Array<Effect.Effect<void>>
   /** False on the second run: every write is asked about. */
   readonly mayPresume: boolean
   presumed: boolean
@@ -82,12 +90,40 @@ class PresumptionFailed {
  */
 export const writeBehind = (
   sql: SqlClient.SqlClient,
-  ...writes: ReadonlyArray<Statement.Fragment>
-): Effect.Effect<void> =>
-  Effect.flatMap(CurrentUnit, (unit) =>
+  ...given: ReadonlyArray<Statement.Fragment | Signalling>
+): Effect.Effect<void> => {
+  const writes = given.map((write) => (write instanceof Signalling ? write : { write }))
+  return Effect.flatMap(CurrentUnit, (unit) =>
     unit === undefined
-      ? orDie(Effect.asVoid(sql`${fused(sql, writes)}`))
+      ? Effect.flatMap(orDie(sql<Record<string, unknown>>`${fused(sql, writes)}`), (rows) =>
+          Effect.forEach(signalled(writes, rows), (signal) => signal, { discard: true })
+        )
       : Effect.sync(() => void unit.writes.push(...writes))
+  )
+}
+
+/**
+ * A write for `writeBehind` that returns a row (`RETURNING 1`) for each row it wrote: `signal`
+ * runs after the unit commits, if the write wrote any (an announcement: `afterCommit`).
+ */
+export class Signalling implements Pending {
+  readonly write: Statement.Fragment
+  readonly signal: Effect.Effect<void>
+  constructor(write: Statement.Fragment, signal: Effect.Effect<void>) {
+    this.write = write
+    this.signal = signal
+  }
+}
+
+/**
+ * Runs `effect` once the unit has committed, and not at all if it rolls back; outside a unit, at
+ * once (the write before it has committed on its own). For announcements (Notifications.ts): a
+ * wake-up sent inside the transaction would hold every other notifying commit back until this
+ * one's flush.
+ */
+export const afterCommit = (effect: Effect.Effect<void>): Effect.Effect<void> =>
+  Effect.flatMap(CurrentUnit, (unit) =>
+    unit === undefined ? effect : Effect.sync(() => void unit.afterCommit.push(effect))
   )
 
 /**
@@ -110,7 +146,7 @@ export const presume = (...writes: ReadonlyArray<Statement.Fragment>): Effect.Ef
     Effect.sync(() => {
       if (unit === undefined || !unit.mayPresume) throw new Error("presume: check mayPresume first")
       unit.presumed = true
-      unit.writes.push(...writes)
+      unit.writes.push(...writes.map((write) => ({ write })))
     })
   )
 
@@ -181,24 +217,44 @@ export const forget = <A>(notes: Notes<A>, id: string): Effect.Effect<void> =>
  * reverse: a write made last to hold a contended row lock for the shortest time (an order's stock)
  * does run last, and takes the lock only for the statement's after-triggers and the commit.
  */
-const fused = (
-  sql: SqlClient.SqlClient,
-  writes: ReadonlyArray<Statement.Fragment>,
+const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Pending>, commitEarly = false): Statement.Fragment => {
+  if (writes.length === 1 && !commitEarly) return writes[0]!.write
+  // A signalling write is read by the main query (whether it wrote), so it runs before the
+  // writes nothing reads; those keep their order among themselves.
+  const flags = writes.flatMap((pending, i) =>
+    pending.signal === undefined ? [] : [sql`EXISTS (SELECT 1 FROM ${sql.literal(`w${i}`)}) AS ${sql.literal(`s${i}`)}`]
+  )
+  return sql`WITH ${sql.join(
+    ", ",
+    false
+  )(writes.map((pending, i) => sql`${sql.literal(`w${i}`)} AS (${pending.write})`).reverse())} SELECT ${sql.join(
+    ", ",
+    false
+  )([
+    // The setting holds for this statement's own transaction, and is read as it commits.
+    commitEarly ? sql`set_config('synchronous_commit', 'off', true)` : sql`1`,
+    ...flags
+  ])}`
+}
+
+/** The signals of the writes that wrote, from what their statement (`fused`) returned. */
+const signalled = (
+  writes: ReadonlyArray<Pending>,
+  rows: ReadonlyArray<Record<string, unknown>>,
   commitEarly = false
-): Statement.Fragment =>
-  writes.length === 1 && !commitEarly
-    ? writes[0]!
-    : sql`WITH ${sql.join(
-        ", ",
-        false
-      )(writes.map((write, i) => sql`${sql.literal(`w${i}`)} AS (${write})`).reverse())} ${
-        // The setting holds for this statement's own transaction, and is read as it commits.
-        commitEarly ? sql`SELECT set_config('synchronous_commit', 'off', true)` : sql`SELECT 1`
-      }`
+): ReadonlyArray<Effect.Effect<void>> => {
+  if (writes.length === 1 && !commitEarly) {
+    const signal = writes[0]!.signal
+    return signal !== undefined && rows.length > 0 ? [signal] : []
+  }
+  return writes.flatMap((pending, i) =>
+    pending.signal !== undefined && rows[0]?.[`s${i}`] === true ? [pending.signal] : []
+  )
+}
 
 const run = (sql: SqlClient.SqlClient, fragment: Statement.Fragment, conn: Connection) => {
   const [text, params] = sql`${fragment}`.compile()
-  return conn.execute(text, params, undefined)
+  return conn.execute(text, params, undefined) as Effect.Effect<ReadonlyArray<Record<string, unknown>>, SqlError>
 }
 
 const presumptionFailed = (exit: Exit.Exit<unknown, unknown>) =>
@@ -209,7 +265,15 @@ const presumptionFailed = (exit: Exit.Exit<unknown, unknown>) =>
 const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, R>, mayPresume: boolean) =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function* () {
-      const unit: Unit = { writes: [], mayPresume, presumed: false, notes: new Map(), early: false, flushAfter: false }
+      const unit: Unit = {
+        writes: [],
+        afterCommit: [],
+        mayPresume,
+        presumed: false,
+        notes: new Map(),
+        early: false,
+        flushAfter: false
+      }
       let scope: Scope.Closeable | undefined
       const lock = Semaphore.makeUnsafe(1)
       let conn: Connection | undefined
@@ -220,7 +284,9 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       const flush = Effect.suspend(() => {
         if (unit.writes.length === 0 || conn === undefined) return Effect.void
         const writes = unit.writes.splice(0)
-        const sent = Effect.asVoid(run(sql, fused(sql, writes), conn))
+        const sent = Effect.map(run(sql, fused(sql, writes), conn), (rows) => {
+          unit.afterCommit.push(...signalled(writes, rows))
+        })
         return unit.presumed ? Effect.catch(sent, () => Effect.die(new PresumptionFailed())) : sent
       })
       const connection = Effect.suspend(() => {
@@ -275,7 +341,12 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
           if (written === 0) return Effect.void
           const statement = fused(sql, unit.writes, committedEarly)
           // Interruptible like the unit's own statements: a request that timed out cancels it.
-          return restore(Effect.asVoid(conn === undefined ? sql`${statement}` : run(sql, statement, conn)))
+          const sent = conn === undefined ? sql<Record<string, unknown>>`${statement}` : run(sql, statement, conn)
+          return restore(
+            Effect.map(sent, (rows) => {
+              unit.afterCommit.push(...signalled(unit.writes, rows, committedEarly))
+            })
+          )
         }
         return Effect.gen(function* () {
           yield* restore(flush)
@@ -314,6 +385,7 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       if (Exit.isSuccess(result) && (begun || written > 0)) {
         yield* Metric.update(begun ? unitsEnded.transaction : unitsEnded.one_statement, 1)
       }
+      if (Exit.isSuccess(result)) yield* Effect.forEach(unit.afterCommit, (effect) => effect, { discard: true })
       return { exit: result, retry }
     })
   )

@@ -53,4 +53,41 @@ describe(`LISTEN on ${database.label}`, () => {
     expect(result.woken).toEqual(CHANNELS)
     if (database.kind === "postgres") expect(result.sessions).toBe(1)
   })
+
+  it("wakes this process's listeners on an announcement, and on PostgreSQL another server's", async () => {
+    const CHANNEL = "leadline_test_announced"
+    // A second server on the same database: a database layer of its own, with its own sessions.
+    const other = database.kind === "postgres" ? ManagedRuntime.make(Database.layer(database.config)) : undefined
+    try {
+      let listening: () => void = () => {}
+      const ready = new Promise<void>((resolve) => {
+        listening = resolve
+      })
+      const there =
+        other?.runPromise(
+          Effect.scoped(
+            Effect.gen(function* () {
+              const wakeup = yield* (yield* Notifications).listen(CHANNEL)
+              listening()
+              return yield* Effect.timeout(Effect.as(wakeup, "there"), "5 seconds")
+            })
+          )
+        ) ?? Promise.resolve("there")
+      if (other !== undefined) await ready
+      const here = await runtime.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const notifications = yield* Notifications
+            const wakeup = yield* notifications.listen(CHANNEL)
+            // Many announcements at once: NOTIFYs coalesce, none is needed per announcement.
+            for (let i = 0; i < 50; i++) yield* notifications.announce(CHANNEL)
+            return yield* Effect.timeout(Effect.as(wakeup, "here"), "1 second")
+          })
+        )
+      )
+      expect([here, await there]).toEqual(["here", "there"])
+    } finally {
+      await other?.dispose()
+    }
+  })
 })

@@ -290,6 +290,131 @@ describe(`the SQL unit of work on ${database.label}`, () => {
   })
 })
 
+describe(`what a unit runs after its commit, on ${database.label}`, () => {
+  /** How many rows of `t` another statement sees when `afterCommit` runs: what had committed by then. */
+  const seenAfter = (t: string, seen: Array<number>) =>
+    Effect.flatMap(sql, (client) =>
+      UnitOfWork.afterCommit(
+        Effect.orDie(
+          Effect.map(client<{ n: number }>`SELECT count(*)::int AS n FROM ${client(t)}`, ([row]) => {
+            seen.push(row!.n)
+          })
+        )
+      )
+    )
+
+  it("runs `afterCommit` once the unit's writes are committed, as one statement or as a transaction", async () => {
+    const t = await table()
+    const seen: Array<number> = []
+    const alone = await delta(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "a"))
+          yield* seenAfter(t, seen)
+          expect(seen).toEqual([])
+        })
+      )
+    )
+    expect(alone).toMatchObject({ oneStatement: 1, transaction: 0 })
+    const transaction = await delta(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "b"))
+          yield* seenAfter(t, seen)
+          yield* names(t)
+        })
+      )
+    )
+    expect(transaction).toMatchObject({ oneStatement: 0, transaction: 1 })
+    expect(seen).toEqual([1, 2])
+  })
+
+  it("does not run `afterCommit` when the unit fails, nor what a rerun left behind", async () => {
+    const t = await table()
+    await run(unit(Effect.flatMap(insert(t, "taken"), (statement) => statement)))
+    const seen: Array<number> = []
+    const failed = await runtime.runPromiseExit(
+      unit(
+        Effect.gen(function* () {
+          yield* UnitOfWork.writeBehind(yield* sql, yield* insert(t, "a"))
+          yield* seenAfter(t, seen)
+          return yield* Effect.fail("refused")
+        })
+      )
+    )
+    expect(failed).toEqual(Exit.fail("refused"))
+    // A presumption that fails: the first run's afterCommit is dropped with it; the rerun's runs once.
+    const rerun = await delta(
+      unit(
+        Effect.gen(function* () {
+          const client = yield* sql
+          yield* seenAfter(t, seen)
+          if (yield* UnitOfWork.mayPresume) yield* UnitOfWork.presume(yield* insert(t, "taken"))
+          else yield* UnitOfWork.writeBehind(client, yield* insert(t, "c"))
+        })
+      )
+    )
+    expect(rerun).toMatchObject({ reruns: 1 })
+    expect(seen).toEqual([2])
+    expect(await run(names(t))).toEqual(["c", "taken"])
+  })
+
+  it("signals a write behind's writing after the commit, only when it wrote a row, alone or fused with others", async () => {
+    const t = await table()
+    const signalled: Array<string> = []
+    const signal = (name: string) => Effect.sync(() => void signalled.push(name))
+    const returning = (name: string) =>
+      Effect.map(
+        sql,
+        (client) => client`INSERT INTO ${client(t)} (name) SELECT ${name} WHERE ${name} <> 'none' RETURNING 1`
+      )
+    await run(
+      unit(
+        Effect.gen(function* () {
+          const client = yield* sql
+          yield* UnitOfWork.writeBehind(client, new UnitOfWork.Signalling(yield* returning("alone"), signal("alone")))
+          expect(signalled).toEqual([])
+        })
+      )
+    )
+    await run(
+      unit(
+        Effect.gen(function* () {
+          const client = yield* sql
+          yield* UnitOfWork.writeBehind(
+            client,
+            yield* insert(t, "plain"),
+            new UnitOfWork.Signalling(yield* returning("none"), signal("none")),
+            new UnitOfWork.Signalling(yield* returning("fused"), signal("fused"))
+          )
+        })
+      )
+    )
+    // Sent before a statement that follows, inside a transaction: signalled at its commit.
+    await run(
+      unit(
+        Effect.gen(function* () {
+          const client = yield* sql
+          yield* UnitOfWork.writeBehind(client, new UnitOfWork.Signalling(yield* returning("early"), signal("early")))
+          yield* names(t)
+          expect(signalled).toEqual(["alone", "fused"])
+        })
+      )
+    )
+    // Outside a unit: the write commits on its own, and signals at once.
+    await run(
+      Effect.gen(function* () {
+        yield* UnitOfWork.writeBehind(
+          yield* sql,
+          new UnitOfWork.Signalling(yield* returning("outside"), signal("outside"))
+        )
+      })
+    )
+    expect(signalled).toEqual(["alone", "fused", "early", "outside"])
+    expect(await run(names(t))).toEqual(["alone", "early", "fused", "outside", "plain"])
+  })
+})
+
 describe(`a unit that releases its locks before its commit's flush, on ${database.label}`, () => {
   const flushRounds = () => run(counter(WalFlush.rounds))
   /** A table whose rows record the commit setting of the transaction that wrote them and the WAL position then. */

@@ -76,17 +76,26 @@ export class EventStream extends Context.Service<
       const decodeId = Schema.decodeUnknownOption(EventId)
       const byAccount = new Map<string, Set<Subscriber>>()
       let open = 0
-      let cursor: Position = yield* feed.head
+      /**
+       * Where the fan-out has read to; undefined while no stream is open, when nothing reads the
+       * log (a server with no streams costs the database nothing per event).
+       */
+      let cursor: Position | undefined
       yield* Metric.update(OpsMetrics.streamsOpen, 0)
 
-      // Synchronous, so no read of the log runs between taking the cursor and joining the fan-out.
-      const subscribe = (accountId: string, types: ReadonlyArray<string>) =>
-        Effect.map(Queue.bounded<Envelope, Cause.Done>(settings.buffer), (queue) => {
+      // The cursor is taken and the stream joins the fan-out in one synchronous step, so no read
+      // of the log runs between the two. The first stream starts the cursor where it starts itself
+      // (`start`), or at the log's head when it resumes from further back.
+      const subscribe = (accountId: string, types: ReadonlyArray<string>, start: Position | undefined) =>
+        Effect.gen(function* () {
+          const queue = yield* Queue.bounded<Envelope, Cause.Done>(settings.buffer)
+          const head = cursor === undefined ? (start ?? (yield* feed.head)) : undefined
           const subscriber: Subscriber = { types: new Set(types), queue, overflowed: false }
           const set = byAccount.get(accountId) ?? new Set()
           byAccount.set(accountId, set)
           set.add(subscriber)
           open++
+          cursor ??= head!
           return { subscriber, upTo: cursor }
         }).pipe(Effect.tap(() => Metric.update(OpsMetrics.streamsOpen, open)))
 
@@ -116,15 +125,16 @@ export class EventStream extends Context.Service<
 
       /** Reads the log up to now; true when a commit is waiting on an older transaction. */
       const round = Effect.gen(function* () {
-        if (byAccount.size === 0) {
-          // Nobody to tell: move past what is committed without reading it.
-          cursor = yield* feed.head
+        if (byAccount.size === 0 || cursor === undefined) {
+          // Nobody to tell: nothing is read, and the next first stream starts from the head.
+          cursor = undefined
           return false
         }
+        let from: Position = cursor
         while (true) {
-          const page = yield* feed.next(cursor, PAGE)
+          const page = yield* feed.next(from, PAGE)
           dispatch(page.items.map((item) => item.event))
-          cursor = page.reached
+          cursor = from = page.reached
           if (page.items.length < PAGE) return page.pending
         }
       })
@@ -163,7 +173,10 @@ export class EventStream extends Context.Service<
         }
         const types = yield* visibleTypes(principal.scopes, query.type)
         const lastEventId = header ?? query.last_event_id
-        let from: Position | undefined
+        // A new stream starts where the fan-out stands as it is opened (its head when none is
+        // running), before the response begins: every event committed after the client sees it
+        // open is sent, whenever the stream is first read.
+        let from: Position | undefined = cursor ?? (lastEventId === undefined ? yield* feed.head : undefined)
         if (lastEventId !== undefined) {
           from = yield* feed.positionOf(principal.accountId, lastEventId)
           if (from === undefined) {
@@ -178,12 +191,14 @@ export class EventStream extends Context.Service<
 
         const events = Stream.unwrap(
           Effect.gen(function* () {
-            const { subscriber, upTo } = yield* Effect.acquireRelease(subscribe(accountId, types), ({ subscriber }) =>
-              unsubscribe(accountId, subscriber)
+            const { subscriber, upTo } = yield* Effect.acquireRelease(
+              subscribe(accountId, types, lastEventId === undefined ? from : undefined),
+              ({ subscriber }) => unsubscribe(accountId, subscriber)
             )
-            // A resume reads what it missed from the log up to where the fan-out stood when it joined.
+            // What it missed from the log up to where the fan-out stood when it joined: a resume's
+            // history, or what a new stream's fan-out passed between its opening and its first read.
             const catchUp =
-              from === undefined
+              from === undefined || from === upTo
                 ? Stream.empty
                 : Stream.paginate(from, (after: Position) =>
                     Effect.map(feed.between(accountId, types, after, upTo, PAGE), (items) => [

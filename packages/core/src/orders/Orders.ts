@@ -14,13 +14,13 @@ import {
 } from "../Errors.ts"
 import { emit, Outbox } from "../events/Outbox.ts"
 import * as Ids from "../Ids.ts"
-import { LeadsRepo } from "../leads/LeadsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import * as Tracing from "../Tracing.ts"
 import { FinalWrites, Transactor } from "../Transactor.ts"
 import * as Versioned from "../Versioned.ts"
 import { CreateOrder, type Order, type OrderFilter, UpdateOrder } from "./Order.ts"
 import * as OrderEvents from "./OrderEvents.ts"
+import { OrderInputs } from "./OrderInputs.ts"
 import { OrderNotices } from "./OrderNotices.ts"
 import * as OrderPricing from "./OrderPricing.ts"
 import * as OrderState from "./OrderState.ts"
@@ -69,13 +69,13 @@ export class Orders extends Context.Service<
   static readonly layer: Layer.Layer<
     Orders,
     never,
-    OrdersRepo | CatalogueRepo | LeadsRepo | Transactor | Outbox | OrderNotices
+    OrdersRepo | CatalogueRepo | OrderInputs | Transactor | Outbox | OrderNotices
   > = Layer.effect(
     Orders,
     Effect.gen(function* () {
       const repo = yield* OrdersRepo
       const products = yield* CatalogueRepo
-      const leads = yield* LeadsRepo
+      const inputs = yield* OrderInputs
       const transactor = yield* Transactor
       const outbox = yield* Outbox
       const notices = yield* OrderNotices
@@ -112,14 +112,12 @@ export class Orders extends Context.Service<
         const principal = yield* authorize("orders.create")
         const input = yield* decodeCreate(raw)
         const accountId = principal.accountId
-        if ((yield* leads.find(accountId, input.lead_id)) === undefined) {
-          return yield* invalidField("lead_id", "no such lead in this account")
-        }
-        const named = yield* products.findMany(accountId, {
+        const found = yield* inputs.find(accountId, input.lead_id, {
           ids: input.items.flatMap((line) => (line.product_id === undefined ? [] : [line.product_id])),
           skus: input.items.flatMap((line) => (line.sku === undefined ? [] : [line.sku]))
         })
-        const priced = yield* OrderPricing.price(input, named)
+        if (!found.leadFound) return yield* invalidField("lead_id", "no such lead in this account")
+        const priced = yield* OrderPricing.price(input, found.products)
         const now = yield* Ids.now
         const items = []
         for (const item of priced.items) items.push({ id: yield* Ids.make("li"), ...item })

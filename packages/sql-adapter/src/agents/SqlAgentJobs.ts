@@ -3,16 +3,18 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { type AgentJob, AgentJobsRepo } from "@leadline/core/agents/AgentJobsRepo"
 import { orDie } from "../internal/store.ts"
 import { AGENT_JOBS_CHANNEL, Notifications } from "../Notifications.ts"
+import { afterCommit } from "../UnitOfWork.ts"
 
 export const layer = Layer.effect(
   AgentJobsRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
+    const jobsQueued = afterCommit(notifications.announce(AGENT_JOBS_CHANNEL))
     return AgentJobsRepo.of({
       wakeups: notifications.listen(AGENT_JOBS_CHANNEL),
       enqueue: (accountId, jobs, now) =>
-        // The responder is woken at COMMIT (NOTIFY is transactional); its polling is only the fallback.
+        // The responder is woken once the unit commits (Notifications.ts); its polling is only the fallback.
         orDie(sql`
           WITH inserted AS (
           INSERT INTO agent_jobs (account_id, id, conversation_id, message_id, agent_id, status, attempts, available_at,
@@ -29,7 +31,9 @@ export const layer = Layer.effect(
           )}::jsonb) AS j(id text, conversation_id text, message_id text, agent_id text)
           ON CONFLICT (account_id, message_id) DO NOTHING
           RETURNING 1)
-          SELECT pg_notify(${AGENT_JOBS_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),
+          SELECT EXISTS (SELECT 1 FROM inserted) AS inserted`).pipe(
+          Effect.flatMap(([row]) => (row?.inserted === true ? jobsQueued : Effect.void))
+        ),
       claim: (now, leaseUntil, limit) =>
         orDie(sql<{
           account_id: string

@@ -4,6 +4,7 @@ import type * as Statement from "effect/sql/Statement"
 import { mayPresume, presume, read, releaseLocksBeforeFlush } from "../UnitOfWork.ts"
 import { type Product, type ProductFilter, skuTakenMessage } from "@leadline/core/catalogue/Product"
 import { merged, CatalogueRepo, type StockMove } from "@leadline/core/catalogue/CatalogueRepo"
+import { OrderInputs } from "@leadline/core/orders/OrderInputs"
 import { Conflict, InsufficientStock } from "@leadline/core/Errors"
 import { iso, json, orDie, textArray } from "../internal/store.ts"
 
@@ -327,6 +328,36 @@ export const layer = Layer.effect(
           // Given back to this connection's stripe; untracked products have none and are left alone.
           yield* orDie(moveOwnStripes(accountId, wanted, 1, now))
         })
+    })
+  })
+)
+
+/**
+ * An order's inputs in one statement (core's `OrderInputs`): whether its lead is in the account,
+ * and the products it names, as `findMany` reads them. A plain read: before the order's writes.
+ */
+export const orderInputsLayer = Layer.effect(
+  OrderInputs,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const readColumns = sql.unsafe(READ)
+    const stripesOfP = sql.unsafe(STRIPES_OF_P)
+    return OrderInputs.of({
+      find: (accountId, leadId, keys) =>
+        orDie(
+          read(sql<{ lead_found: boolean } & { [K in keyof ProductRow]: ProductRow[K] | null }>`
+            SELECT EXISTS (SELECT 1 FROM leads WHERE account_id = ${accountId}::uuid AND id = ${leadId}) AS lead_found, named.*
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+              SELECT ${readColumns} FROM products AS p ${stripesOfP}
+              WHERE p.account_id = ${accountId}::uuid
+                AND (p.id = ANY(${textArray(keys.ids)}::text[]) OR p.sku = ANY(${textArray(keys.skus)}::text[]))
+            ) AS named ON true`)
+        ).pipe(
+          Effect.map((rows) => ({
+            leadFound: rows[0]?.lead_found === true,
+            products: rows.flatMap((row) => (row.id === null ? [] : [toProduct(row as ProductRow)]))
+          }))
+        )
     })
   })
 )

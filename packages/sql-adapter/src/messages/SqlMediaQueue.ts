@@ -3,11 +3,9 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type { InboundMedia } from "@leadline/core/messages/Message"
 import { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import { json, orDie } from "../internal/store.ts"
-import { Notifications } from "../Notifications.ts"
+import { MEDIA_CHANNEL, Notifications } from "../Notifications.ts"
 import * as SealedSecrets from "../sealing/SealedSecrets.ts"
-
-/** The channel an enqueued inbound file is announced on, for the media fetchers. */
-export const MEDIA_CHANNEL = "leadline_media"
+import { afterCommit } from "../UnitOfWork.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -17,10 +15,11 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
+    const mediaQueued = afterCommit(notifications.announce(MEDIA_CHANNEL))
     const keyring = yield* SealedSecrets.SecretKeyring
 
     return MediaQueue.of({
-      // In the inbound transaction: its NOTIFY is sent at commit.
+      // In the inbound unit of work: the fetchers are woken once it commits (Notifications.ts).
       enqueue: (accountId, messages, now) =>
         messages.length === 0
           ? Effect.void
@@ -32,7 +31,9 @@ export const layer = Layer.effect(
             ON CONFLICT DO NOTHING
             RETURNING 1
           )
-          SELECT pg_notify(${MEDIA_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM queued)`).pipe(Effect.asVoid),
+          SELECT EXISTS (SELECT 1 FROM queued) AS queued`).pipe(
+              Effect.flatMap(([row]) => (row?.queued === true ? mediaQueued : Effect.void))
+            ),
       // Due files, skipping those another fetcher holds; each claim counts as an attempt.
       claim: (worker, now, leaseMillis, limit) =>
         orDie(sql<Record<string, unknown>>`

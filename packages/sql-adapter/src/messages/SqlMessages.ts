@@ -6,7 +6,8 @@ import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import * as Tallies from "../internal/tallies.ts"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
-import { MESSAGES_CHANNEL } from "../Notifications.ts"
+import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
+import { afterCommit } from "../UnitOfWork.ts"
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const parsed = <A>(value: unknown): A | null => (value === null || value === undefined ? null : json<A>(value))
@@ -105,6 +106,7 @@ export const layer = Layer.effect(
   MessagesRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const messagesQueued = afterCommit((yield* Notifications).announce(MESSAGES_CHANNEL))
     const columns = sql.unsafe(COLUMNS)
     const read = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, any>) =>
       orDie(Effect.map(statement, (rows) => rows.map(toMessage))) as Effect.Effect<ReadonlyArray<Message>>
@@ -221,7 +223,7 @@ export const layer = Layer.effect(
           ON CONFLICT (account_id, channel_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
           RETURNING id`).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id)))),
       insertOutbound: (accountId, queued) =>
-        // The sender is woken at COMMIT (NOTIFY is transactional); polling is only its fallback.
+        // The sender is woken once the unit commits (Notifications.ts); polling is only its fallback.
         queued.length === 0
           ? Effect.void
           : orDie(sql`
@@ -253,7 +255,9 @@ export const layer = Layer.effect(
               text text, template jsonb, interactive jsonb, reply_to jsonb, media jsonb, status text, sender_type text, sender_id text, campaign_id text,
               scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)`
           )})
-          SELECT pg_notify(${MESSAGES_CHANNEL}, '') WHERE EXISTS (SELECT 1 FROM inserted)`).pipe(Effect.asVoid),
+          SELECT EXISTS (SELECT 1 FROM inserted) AS inserted`).pipe(
+              Effect.flatMap(([row]) => (row?.inserted === true ? messagesQueued : Effect.void))
+            ),
       // Not begun: a message whose send began (`sending_since`) ends by its own outcome.
       cancelQueued: (accountId, campaignId, now) =>
         read(sql`

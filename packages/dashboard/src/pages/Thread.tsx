@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import type { Message } from "@leadline/core/messages/Message"
 import { call, fetchBlob, idempotencyKey } from "../api.ts"
+import { Linked, Outward } from "../links.tsx"
 import { touchesInbox, useEvents } from "../live.ts"
 import { Link } from "../router.tsx"
 import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
@@ -116,10 +117,10 @@ const Body = (props: { token: string; message: Message }) => {
           {media.filename === null ? "" : `: ${media.filename}`}
         </span>
       ) : (
-        <a href={media.link} rel="noreferrer" target="_blank">
+        <Outward href={media.link}>
           {kind}
           {media.filename === null ? "" : `: ${media.filename}`}
-        </a>
+        </Outward>
       )
   }
   const template = message.template as { name?: unknown } | null
@@ -133,7 +134,11 @@ const Body = (props: { token: string; message: Message }) => {
   return (
     <>
       {file}
-      {text === null ? null : <span class="text">{text}</span>}
+      {text === null ? null : (
+        <span class="text">
+          <Linked text={text} />
+        </span>
+      )}
     </>
   )
 }

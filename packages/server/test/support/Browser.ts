@@ -60,3 +60,19 @@ export const unlabelledControls = (page: Page): Promise<ReadonlyArray<string>> =
   page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
     .filter((control) => control.labels.length === 0 && !control.getAttribute("aria-label"))
     .map((control) => control.outerHTML.slice(0, 120))`)
+
+/**
+ * What makes the page scroll sideways at its current width: the elements reaching past its right
+ * edge outside any box that scrolls or clips them, by the start of their HTML. A long word or name
+ * must wrap, or scroll in its own box.
+ */
+export const overflowing = (page: Page): Promise<ReadonlyArray<string>> =>
+  page.evaluate(`document.documentElement.scrollWidth <= innerWidth ? [] :
+    [...document.querySelectorAll("body *")]
+      .filter((element) => {
+        if (element.getBoundingClientRect().right <= innerWidth + 1) return false
+        for (let box = element.parentElement; box !== null && box !== document.body; box = box.parentElement)
+          if (getComputedStyle(box).overflowX !== "visible") return false
+        return true
+      })
+      .map((element) => element.outerHTML.slice(0, 120))`)

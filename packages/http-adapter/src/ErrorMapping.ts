@@ -89,13 +89,15 @@ export const fromCause = (cause: Cause.Cause<unknown>) => {
 
 /**
  * The answer to a request another transport's route refuses before the API sees it (the
- * WhatsApp webhook's signature, handshake token and body limit), in the API's error format.
+ * WhatsApp webhook's body shape, signature, handshake token and body limit), in the API's error format.
  */
 export const rejection = (refused: {
-  readonly status: 401 | 403 | 413
+  readonly status: 400 | 401 | 403 | 413
   readonly message: string
 }): HttpServerResponse.HttpServerResponse => {
   switch (refused.status) {
+    case 400:
+      return toResponse(new Wire.ValidationError({ error: refused.message }))
     case 401:
       return toResponse(new Wire.Unauthorized({ error: refused.message }))
     case 403:

@@ -1,5 +1,6 @@
 import { Effect, Layer, Scope } from "effect"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpMiddleware, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as IpNetwork from "effect/net/IpNetwork"
 import { HttpApiBuilder, HttpApiScalar, OpenApi } from "effect/http-api"
 import * as AdminAuthentication from "./admin/AdminAuthenticationMiddleware.ts"
 import * as AdminHandlers from "./admin/AdminHandlers.ts"
@@ -55,6 +56,21 @@ export interface Options {
    * header; `/` without a usable `Host`. The docs page is unaffected (it uses its own origin).
    */
   readonly publicUrl?: string | undefined
+  /**
+   * The proxies in front of the server (`LEADLINE_TRUSTED_PROXIES`): a request whose peer is one
+   * of them has its client address from `X-Forwarded-For`, read from the right past the trusted
+   * hops (Effect's `HttpMiddleware.xForwardedHeaders`). None: the socket's peer is the client and
+   * forwarded headers name nobody. The WhatsApp webhook's per-source limit counts by it.
+   */
+  readonly trustedProxies?: ReadonlyArray<IpNetwork.IpNetwork> | undefined
+}
+
+/** The client address behind trusted proxies, for every route. */
+const forwardedFor = (trustedProxies: ReadonlyArray<IpNetwork.IpNetwork> | undefined) => {
+  if (trustedProxies === undefined || trustedProxies.length === 0) return Layer.empty
+  const forwarded = HttpMiddleware.xForwardedHeaders({ trustedProxies })
+  // Effect's middleware type erases what the handler needs and fails with; it only rewrites the request.
+  return HttpRouter.middleware((handler) => forwarded(handler) as typeof handler, { global: true })
 }
 
 const apiRoutes = HttpApiBuilder.layer(Api).pipe(
@@ -151,5 +167,6 @@ export const routes = <E = never, R = never>(
   ).pipe(
     // Every route names its pattern for the HTTP metrics; the envelope around them records them.
     Layer.provide(HttpMetrics.label),
-    Layer.merge(RequestEnvelope.envelope({ metrics: options.metrics ?? true }))
+    Layer.merge(RequestEnvelope.envelope({ metrics: options.metrics ?? true })),
+    Layer.merge(forwardedFor(options.trustedProxies))
   )

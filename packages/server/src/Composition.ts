@@ -25,7 +25,7 @@ import type { AdminToken } from "@leadline/http-adapter/admin/AdminAuthenticatio
 import { rejection } from "@leadline/http-adapter/ErrorMapping"
 import type { Readiness } from "@leadline/http-adapter/Health"
 import * as Server from "@leadline/http-adapter/Server"
-import { DEFAULT_MAX_BODY_BYTES } from "@leadline/http-adapter/RequestEnvelope"
+import * as RateLimit from "@leadline/http-adapter/RateLimit"
 import * as GuardedLookup from "@leadline/webhook-worker/GuardedLookup"
 import * as PageFetcher from "@leadline/webhook-worker/PageFetcher"
 import { Sender } from "@leadline/webhook-worker/Sender"
@@ -115,12 +115,9 @@ export const api = (options: ApiOptions) =>
   Layer.mergeAll(
     Server.routes(
       options.routes,
-      // Meta's webhook, beside the API: its signature, JSON and raw body are whatsapp-adapter's.
-      WebhookRoute.routes({
-        // Meta's bodies are small and its limit is the contract's (docs/contract-messaging.md §6.1), not the API's setting.
-        maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-        reject: rejection
-      })
+      // Meta's webhook, beside the API: its signature, JSON and raw body are whatsapp-adapter's;
+      // its body limit is Meta's (WebhookRoute.MAX_BODY_BYTES), not the API's setting.
+      WebhookRoute.routes({ reject: rejection, budget: RateLimit.refusalBudget })
     ),
     options.dashboardDir === undefined ? Layer.empty : Dashboard.routes(options.dashboardDir),
     IdempotencyPurge.layer(),

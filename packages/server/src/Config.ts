@@ -3,6 +3,7 @@ import * as OpenApiDocument from "@leadline/http-adapter/OpenApiDocument"
 import * as Logging from "./Logging.ts"
 import { MediaConfig } from "./MediaConfig.ts"
 import * as Tracing from "./Tracing.ts"
+import * as TrustedProxies from "./TrustedProxies.ts"
 import { VERSION } from "./Version.ts"
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "none"] as const
@@ -85,6 +86,13 @@ export const ServerConfig = Config.all({
   rateLimit: Config.Int("LEADLINE_RATE_LIMIT").pipe(Config.withDefault(1200)),
   rateLimitWindowSeconds: Config.Int("LEADLINE_RATE_LIMIT_WINDOW_SECONDS").pipe(Config.withDefault(60)),
   redisUrl: Config.option(Config.Redacted("REDIS_URL")),
+  // Refused requests (bad signature or token, body over the limit) one address may make to the WhatsApp webhook a minute; 0: no limit.
+  whatsappWebhookRateLimit: Config.schema(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+    "WHATSAPP_WEBHOOK_RATE_LIMIT"
+  ).pipe(Config.withDefault(60)),
+  // The proxies whose X-Forwarded-For names the client; empty: the socket's peer is the client.
+  trustedProxies: Config.schema(TrustedProxies.Setting, "LEADLINE_TRUSTED_PROXIES").pipe(Config.withDefault("")),
   requestTimeoutSeconds: Config.Int("LEADLINE_REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   // GET /api/v1/stream: the idle heartbeat, and the events a connection may fall behind by before its reset.
   streamHeartbeatSeconds: Config.schema(

@@ -4,14 +4,26 @@ import * as RateLimit from "@leadline/http-adapter/RateLimit"
 import type { ServerConfig } from "./Config.ts"
 
 /**
- * Per-key rate limits as configured: off when `LEADLINE_RATE_LIMIT=0`; counted in
- * Redis when `REDIS_URL` is set, so every server process shares one count per key;
- * otherwise in this process's memory.
+ * The rate limits as configured: per API key (off when `LEADLINE_RATE_LIMIT=0`) and the WhatsApp
+ * webhook's refusals per source (off when `WHATSAPP_WEBHOOK_RATE_LIMIT=0`), counted in Redis when
+ * `REDIS_URL` is set, so every server process shares one count; otherwise in this process's memory
+ * (the AI simulation's limit too).
  */
 export const layer = (config: ServerConfig) => {
-  if (config.rateLimit <= 0) return Layer.empty
-  const settings = { limit: config.rateLimit, window: `${config.rateLimitWindowSeconds} seconds` as const }
-  if (config.redisUrl._tag === "None") return RateLimit.layerMemory(settings)
+  const settings = Layer.mergeAll(
+    config.rateLimit <= 0
+      ? Layer.empty
+      : Layer.succeed(RateLimit.Settings, {
+          limit: config.rateLimit,
+          window: `${config.rateLimitWindowSeconds} seconds` as const
+        }),
+    config.whatsappWebhookRateLimit <= 0
+      ? Layer.empty
+      : Layer.succeed(RateLimit.SourceSettings, { limit: config.whatsappWebhookRateLimit, window: "1 minute" })
+  )
+  if (config.redisUrl._tag === "None") {
+    return Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)), settings)
+  }
   const url = Redacted.value(config.redisUrl.value)
   return Layer.mergeAll(
     RateLimiter.layer.pipe(
@@ -27,6 +39,6 @@ export const layer = (config: ServerConfig) => {
         )
       )
     ),
-    Layer.succeed(RateLimit.Settings, settings)
+    settings
   )
 }

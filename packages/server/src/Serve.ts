@@ -17,6 +17,7 @@ import * as HeapTrim from "./HeapTrim.ts"
 import * as RateLimits from "./RateLimits.ts"
 import { VERSION } from "./Version.ts"
 import * as Secrets from "./Secrets.ts"
+import * as TrustedProxies from "./TrustedProxies.ts"
 import * as WhatsApp from "./WhatsApp.ts"
 
 const readinessFromDatabase = Layer.effect(
@@ -48,7 +49,8 @@ const serveWith = (config: ServerConfig) =>
         uploadMaxBodyBytes: MediaConfig.uploadMaxBodyBytes(config.media),
         requestTimeoutSeconds: config.requestTimeoutSeconds,
         metrics: config.metrics,
-        publicUrl: Option.getOrUndefined(config.publicUrl)
+        publicUrl: Option.getOrUndefined(config.publicUrl),
+        trustedProxies: TrustedProxies.networks(config.trustedProxies)
       },
       dashboardDir: dashboardDist,
       ...Deployment.loopOptions(config, { webhooks: config.workerEnabled, media: config.media.fetcherEnabled })

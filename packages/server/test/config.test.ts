@@ -1,7 +1,9 @@
 import { ConfigProvider, Effect, Exit, Option } from "effect"
+import * as IpNetwork from "effect/net/IpNetwork"
 import { describe, expect, it } from "vitest"
 import { LOG_LEVEL_HELP, ServerConfig } from "../src/Config.ts"
 import * as Deployment from "../src/Deployment.ts"
+import * as TrustedProxies from "../src/TrustedProxies.ts"
 
 const logLevel = (value: string | undefined) =>
   Effect.runSyncExit(
@@ -72,5 +74,36 @@ describe("LEADLINE_MEDIA_FETCHER_ENABLED", () => {
     const off = loops({ LEADLINE_MEDIA_FETCHER_ENABLED: "false" })
     expect(off.serve).toBe(false)
     expect(off.worker).toEqual(on.worker)
+  })
+})
+
+describe("WHATSAPP_WEBHOOK_RATE_LIMIT and LEADLINE_TRUSTED_PROXIES", () => {
+  const parsed = (env: Record<string, string>) =>
+    Effect.runSyncExit(
+      Effect.map(ServerConfig.parse(ConfigProvider.fromEnvRecord(env)), (config) => ({
+        limit: config.whatsappWebhookRateLimit,
+        proxies: TrustedProxies.networks(config.trustedProxies).map(IpNetwork.format)
+      }))
+    )
+
+  it("allow 60 refused webhook requests an address a minute and trust no proxy unless set; 0 turns the limit off", () => {
+    expect(parsed({})).toEqual(Exit.succeed({ limit: 60, proxies: [] }))
+    expect(parsed({ WHATSAPP_WEBHOOK_RATE_LIMIT: "0" })).toEqual(Exit.succeed({ limit: 0, proxies: [] }))
+    expect(
+      parsed({ WHATSAPP_WEBHOOK_RATE_LIMIT: "500", LEADLINE_TRUSTED_PROXIES: " 10.0.0.0/8, 127.0.0.1 ,fd00::/8,::1" })
+    ).toEqual(Exit.succeed({ limit: 500, proxies: ["10.0.0.0/8", "127.0.0.1/32", "fd00::/8", "::1/128"] }))
+  })
+
+  it("refuse a malformed value at start, naming it", () => {
+    expect(Exit.isFailure(parsed({ WHATSAPP_WEBHOOK_RATE_LIMIT: "-1" }))).toBe(true)
+    expect(Exit.isFailure(parsed({ WHATSAPP_WEBHOOK_RATE_LIMIT: "many" }))).toBe(true)
+    for (const [value, message] of [
+      ["10.0.0.0/8,proxy.internal", "LEADLINE_TRUSTED_PROXIES: proxy.internal: not an IP address or network"],
+      ["10.0.0.1/8", "LEADLINE_TRUSTED_PROXIES: 10.0.0.1/8: address has non-zero host bits"]
+    ]) {
+      const exit = parsed({ LEADLINE_TRUSTED_PROXIES: value! })
+      expect(Exit.isFailure(exit), value).toBe(true)
+      expect(String(exit)).toContain(message)
+    }
   })
 })

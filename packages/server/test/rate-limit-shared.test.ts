@@ -23,7 +23,10 @@ if (Postgres.url !== undefined && redisUrl !== undefined) {
         DATABASE_URL: schema.databaseUrl,
         REDIS_URL: redisUrl,
         LEADLINE_RATE_LIMIT: "6",
-        LEADLINE_ADMIN_TOKEN: "lla_rate_limit_test"
+        LEADLINE_ADMIN_TOKEN: "lla_rate_limit_test",
+        WHATSAPP_WEBHOOK_RATE_LIMIT: "2",
+        // The test is the proxy: each run's webhook client is an address of its own, counted from zero.
+        LEADLINE_TRUSTED_PROXIES: "127.0.0.1"
       }
       const servers = []
       for (let i = 0; i < 2; i++) {
@@ -46,6 +49,17 @@ if (Postgres.url !== undefined && redisUrl !== undefined) {
         expect(refused.status).toBe(429)
         expect(refused.body.code).toBe("rate_limited")
       }
+      // The WhatsApp webhook's refusals of one address, one on each server, spend one budget.
+      const client = `10.${Array.from({ length: 3 }, () => Math.floor(Math.random() * 256)).join(".")}`
+      const forged = (server: ServerProcess.ServerProcess) =>
+        fetch(`${server.baseUrl}/webhooks/whatsapp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": client },
+          body: "{}"
+        }).then((reply) => reply.status)
+      const webhook = []
+      for (let i = 0; i < 4; i++) webhook.push(await forged(servers[i % 2]!))
+      expect(webhook).toEqual([401, 401, 429, 429])
     })
   })
 

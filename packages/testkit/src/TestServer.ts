@@ -1,6 +1,7 @@
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Clock, Context, Effect, Exit, Layer, Metric, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import * as IpNetwork from "effect/net/IpNetwork"
 import { StreamSettings } from "@leadline/core/eventlog/EventStream"
 import type { MessageTransport } from "@leadline/core/messages/MessageTransport"
 import type { TemplateGraph } from "@leadline/core/templates/TemplateGraph"
@@ -53,6 +54,10 @@ export interface StartOptions {
   readonly rateLimit?: RateLimit.RateLimitSettings | undefined
   /** The AI simulation's own per-key limit; 30 a minute unless given. */
   readonly simulationRateLimit?: RateLimit.RateLimitSettings | undefined
+  /** The WhatsApp webhook's refused requests per source (`WHATSAPP_WEBHOOK_RATE_LIMIT`); off unless given. */
+  readonly webhookRateLimit?: RateLimit.RateLimitSettings | undefined
+  /** Proxies whose `X-Forwarded-For` names the client (`LEADLINE_TRUSTED_PROXIES`), e.g. `["127.0.0.1/32"]`; none unless given. */
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
   /**
    * Fetch `url` knowledge sources in the background (the default), or not: a fuzzer that counts the
    * events its answers announce leaves them `processing`, since a fetch's event comes later.
@@ -117,7 +122,11 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
   const network = { allowPrivate, resolver: options.webhooks?.resolver }
   // The server's own wiring (`@leadline/server`'s Composition), with the test's options.
   const api = Composition.api({
-    routes: { maxBodyBytes: options.maxBodyBytes, requestTimeoutSeconds: options.requestTimeoutSeconds },
+    routes: {
+      maxBodyBytes: options.maxBodyBytes,
+      requestTimeoutSeconds: options.requestTimeoutSeconds,
+      trustedProxies: options.trustedProxies?.map(IpNetwork.fromStringUnsafe)
+    },
     network,
     webhooks: options.webhooks?.worker === false ? false : (options.webhooks?.workerOptions ?? {}),
     sender: options.messaging?.sender === false ? false : { ratePerChannel: 0, ...options.messaging?.senderOptions },
@@ -163,6 +172,11 @@ export const start = async (options: StartOptions = {}): Promise<Running> => {
         options.simulationRateLimit === undefined
           ? Layer.empty
           : Layer.succeed(RateLimit.SimulationSettings, options.simulationRateLimit)
+      ),
+      Layer.provide(
+        options.webhookRateLimit === undefined
+          ? Layer.empty
+          : Layer.succeed(RateLimit.SourceSettings, options.webhookRateLimit)
       )
     ),
     { disableLogger: true, disableListenLog: true }

@@ -59,7 +59,7 @@ export const idempotencyRequests = byLabel(idempotencyResults, (result) =>
 )
 
 export const rateLimited = Metric.counter("leadline_rate_limited_total", {
-  description: "Requests refused with 429 by a per-key limit",
+  description: "Requests refused with 429 by a rate limit (per key, or the WhatsApp webhook's per address)",
   incremental: true
 })
 

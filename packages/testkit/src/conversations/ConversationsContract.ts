@@ -145,12 +145,14 @@ export const contract = (context: ContractContext) => {
       expect(await conversationsOfChannel(channel.id)).toEqual([])
     })
 
-    it("refuses a body over 1 MiB with 413, before checking or parsing it", async () => {
-      const huge = new TextEncoder().encode(`{"object":"whatsapp_business_account","pad":"${"x".repeat(1024 * 1024)}"}`)
+    it("refuses a body over Meta's 3 MiB with 413, before checking or parsing it", async () => {
+      const huge = new TextEncoder().encode(
+        `{"object":"whatsapp_business_account","pad":"${"x".repeat(3 * 1024 * 1024)}"}`
+      )
       const reply = await postWebhook(context.target, huge)
       expect(reply.status).toBe(413)
       expect(await reply.json()).toEqual({
-        error: "The request body is over the limit of 1048576 bytes",
+        error: "The request body is over the limit of 3145728 bytes",
         code: "payload_too_large"
       })
     })
@@ -174,7 +176,7 @@ export const contract = (context: ContractContext) => {
       expect((await messagesOf(conversations[0]!.id)).map((m) => m.text)).toEqual(["once only"])
     })
 
-    it("acknowledges a number no channel has, and a body that is not WhatsApp's, storing nothing", async () => {
+    it("acknowledges a number no channel has, refuses a signed body that is not WhatsApp's with 400, storing nothing", async () => {
       const before = await call(context.target, "GET", "/api/v1/conversations?limit=1", { auth: context.acme.ownerKey })
       const unknown = MetaPayloads.inboundTextPayload({
         phoneNumberId: "999000999000",
@@ -186,8 +188,17 @@ export const contract = (context: ContractContext) => {
         timestamp: new Date()
       })
       expect((await postWebhook(context.target, unknown)).status).toBe(200)
-      expect((await postWebhook(context.target, new TextEncoder().encode('{"object":"page"}'))).status).toBe(200)
-      expect((await postWebhook(context.target, new TextEncoder().encode("not json"))).status).toBe(200)
+      for (const [body, reason] of [
+        ['{"object":"page"}', 'object is not "whatsapp_business_account"'],
+        ["not json", "not JSON"]
+      ] as const) {
+        const refused = await postWebhook(context.target, new TextEncoder().encode(body))
+        expect(refused.status).toBe(400)
+        expect(await refused.json()).toEqual({
+          error: `The body is not a WhatsApp Business Account webhook: ${reason}`,
+          code: "validation_error"
+        })
+      }
       const after = await call(context.target, "GET", "/api/v1/conversations?limit=1", { auth: context.acme.ownerKey })
       expect(after.body.meta.total).toBe(before.body.meta.total)
     })

@@ -13,7 +13,8 @@ import type {
  * Meta's WhatsApp webhook body, read tolerantly: bytes in, core's typed batch out.
  * It never throws and never rejects a whole batch for one bad item (frappe_whatsapp
  * PR#252, botpress PR#15083): what it cannot interpret goes to `skipped` with a
- * reason and the rest is kept.
+ * reason and the rest is kept. Only a body that is no WhatsApp webhook at all, or a
+ * batch far larger than Meta sends, is `Malformed` (docs/contract-messaging.md §6.1).
  */
 
 export interface Skipped {
@@ -22,7 +23,7 @@ export interface Skipped {
 }
 
 export type Parsed =
-  | { readonly _tag: "Ignored"; readonly reason: string }
+  | { readonly _tag: "Malformed"; readonly reason: string }
   | {
       readonly _tag: "Changes"
       readonly changes: ReadonlyArray<Change>
@@ -30,6 +31,12 @@ export type Parsed =
       readonly health: ReadonlyArray<HealthUpdate>
       readonly skipped: ReadonlyArray<Skipped>
     }
+
+/**
+ * The most entries, changes and items (messages, statuses, errors) one body may hold, counted
+ * together: Meta batches at most 1,000 updates, so ten times that is never a delivery of its.
+ */
+export const MAX_BATCH_ITEMS = 10_000
 
 /** Meta documents wamids of at most 128 characters; a longer one would not fit our column. */
 export const MAX_EXTERNAL_ID_LENGTH = 128
@@ -260,19 +267,38 @@ const readChange = (change: unknown, skipped: Array<Skipped>): Change | null => 
 // Not fatal: Meta escapes every non-ASCII character, so a stray byte is better replaced than fatal.
 const decoder = new TextDecoder("utf-8")
 
+const ITEM_KEYS = ["messages", "statuses", "errors"] as const
+
+/** Entries, changes and items of a body, stopping once past `MAX_BATCH_ITEMS`. */
+const batchSize = (entries: ReadonlyArray<unknown>): number => {
+  let count = entries.length
+  for (const entry of entries) {
+    if (count > MAX_BATCH_ITEMS) break
+    for (const change of array(field(entry, "changes"))) {
+      count += 1
+      const value = field(change, "value")
+      for (const key of ITEM_KEYS) count += array(field(value, key)).length
+    }
+  }
+  return count
+}
+
 /** Reads a webhook body. Decides nothing about channels: the caller routes by `phoneNumberId`. */
 export const parse = (raw: Uint8Array): Parsed => {
   let body: unknown
   try {
     body = JSON.parse(decoder.decode(raw))
   } catch {
-    return { _tag: "Ignored", reason: "body is not JSON" }
+    return { _tag: "Malformed", reason: "not JSON" }
   }
   if (field(body, "object") !== "whatsapp_business_account") {
-    return { _tag: "Ignored", reason: 'object is not "whatsapp_business_account"' }
+    return { _tag: "Malformed", reason: 'object is not "whatsapp_business_account"' }
   }
   const entries = field(body, "entry")
-  if (!Array.isArray(entries)) return { _tag: "Ignored", reason: "no entry array" }
+  if (!Array.isArray(entries)) return { _tag: "Malformed", reason: "entry is not an array" }
+  if (batchSize(entries) > MAX_BATCH_ITEMS) {
+    return { _tag: "Malformed", reason: `more than ${MAX_BATCH_ITEMS} entries, changes and items in one batch` }
+  }
   const changes: Array<Change> = []
   const health: Array<HealthUpdate> = []
   const skipped: Array<Skipped> = []

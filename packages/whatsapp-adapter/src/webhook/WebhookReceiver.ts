@@ -7,12 +7,18 @@ import * as MetaTemplateWebhook from "../meta/MetaTemplateWebhook.ts"
 import * as MetaWebhook from "../meta/MetaWebhook.ts"
 import { MetaApp } from "./MetaApp.ts"
 
-export type Reception = { readonly _tag: "Unauthorized" } | ({ readonly _tag: "Accepted" } & Receipt)
+export type Reception =
+  | { readonly _tag: "Unauthorized" }
+  /** Signed, but no WhatsApp webhook (or a batch far larger than Meta's): nothing was stored. */
+  | { readonly _tag: "Malformed"; readonly reason: string }
+  | ({ readonly _tag: "Accepted" } & Receipt)
 
 /**
  * Meta's side of the WhatsApp webhook, before core: the handshake's token, the signature over
  * the raw bytes, then Meta's JSON read into core's typed batch (`Inbound.receive`). The route
  * and the simulator both come through here, so the simulator's messages are checked as Meta's are.
+ * Nothing is kept raw: the database is first touched by the three ports below, after the
+ * signature and the body's shape are checked, and only for what the batch holds.
  */
 export class WebhookReceiver extends Context.Service<
   WebhookReceiver,
@@ -46,10 +52,9 @@ export class WebhookReceiver extends Context.Service<
           Effect.gen(function* () {
             if (!MetaSignature.verify(secret, raw, signature)) return { _tag: "Unauthorized" } as const
             const parsed = MetaWebhook.parse(raw)
-            if (parsed._tag === "Ignored") {
-              // A 4xx would make Meta retry for days something we will never accept.
-              yield* Effect.logWarning(`WhatsApp webhook ignored: ${parsed.reason}`)
-              return { _tag: "Accepted", stored: 0, duplicates: 0, skipped: 0 } as const
+            if (parsed._tag === "Malformed") {
+              yield* Effect.logWarning(`WhatsApp webhook refused: ${parsed.reason}`)
+              return parsed
             }
             // The WABA's template changes are read beside the messages (§8.7), and are not skipped items.
             yield* templates.applyUpdates(MetaTemplateWebhook.parse(raw))
@@ -57,7 +62,11 @@ export class WebhookReceiver extends Context.Service<
             for (const item of skipped) {
               yield* Effect.logWarning(`WhatsApp webhook item skipped: ${item.reason}`)
             }
-            const receipt = yield* inbound.receive(parsed.changes)
+            // A batch of only template or health updates opens no transaction of its own.
+            const receipt =
+              parsed.changes.length === 0
+                ? { stored: 0, duplicates: 0, skipped: 0 }
+                : yield* inbound.receive(parsed.changes)
             yield* health.apply(parsed.health)
             return { _tag: "Accepted", ...receipt, skipped: receipt.skipped + skipped.length } as const
           })

@@ -10,7 +10,7 @@ import {
   statusPayload
 } from "../../src/meta/MetaPayloads.ts"
 import { sign, verify } from "../../src/meta/MetaSignature.ts"
-import { type Parsed, parse, type Skipped } from "../../src/meta/MetaWebhook.ts"
+import { MAX_BATCH_ITEMS, type Parsed, parse, type Skipped } from "../../src/meta/MetaWebhook.ts"
 
 const fixture = (name: string): Buffer =>
   readFileSync(new URL(`../../../testkit/fixtures/whatsapp/${name}`, import.meta.url))
@@ -219,19 +219,51 @@ describe("escaped-unicode.json: Meta signs its escaped bytes", () => {
   })
 })
 
-describe("parse: what it ignores", () => {
+describe("parse: what it refuses whole, and what it skips", () => {
   it("a body that is not JSON, not a WhatsApp account, or has no entry array", () => {
     const cases: ReadonlyArray<[Uint8Array, string]> = [
-      [new TextEncoder().encode("not json"), "body is not JSON"],
-      [new Uint8Array(), "body is not JSON"],
-      [new Uint8Array([0xff, 0xfe, 0x00]), "body is not JSON"],
+      [new TextEncoder().encode("not json"), "not JSON"],
+      [new Uint8Array(), "not JSON"],
+      [new Uint8Array([0xff, 0xfe, 0x00]), "not JSON"],
       [encode(null), 'object is not "whatsapp_business_account"'],
       [encode([1, 2]), 'object is not "whatsapp_business_account"'],
       [encode({ object: "page", entry: [] }), 'object is not "whatsapp_business_account"'],
-      [encode({ object: "whatsapp_business_account" }), "no entry array"],
-      [encode({ object: "whatsapp_business_account", entry: {} }), "no entry array"]
+      [encode({ object: "whatsapp_business_account" }), "entry is not an array"],
+      [encode({ object: "whatsapp_business_account", entry: {} }), "entry is not an array"]
     ]
-    for (const [raw, reason] of cases) assert.deepStrictEqual(parse(raw), { _tag: "Ignored", reason })
+    for (const [raw, reason] of cases) assert.deepStrictEqual(parse(raw), { _tag: "Malformed", reason })
+  })
+
+  it("a batch of more than MAX_BATCH_ITEMS entries, changes and items; one at the limit is read", () => {
+    const tooMany = `more than ${MAX_BATCH_ITEMS} entries, changes and items in one batch`
+    const statuses = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ id: `wamid.${i}`, status: "read", timestamp: "1700000000" }))
+    // One entry and one change: the statuses make up the rest.
+    const withStatuses = (count: number) =>
+      encode({
+        object: "whatsapp_business_account",
+        entry: [
+          {
+            id: "1",
+            changes: [{ field: "messages", value: { metadata: { phone_number_id: "1" }, statuses: statuses(count) } }]
+          }
+        ]
+      })
+    assert.deepStrictEqual(parse(withStatuses(MAX_BATCH_ITEMS - 1)), { _tag: "Malformed", reason: tooMany })
+    assert.strictEqual(
+      changesOf(parse(withStatuses(MAX_BATCH_ITEMS - 2))).changes[0]!.statuses.length,
+      MAX_BATCH_ITEMS - 2
+    )
+    const emptyEntries = encode({
+      object: "whatsapp_business_account",
+      entry: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => ({}))
+    })
+    assert.deepStrictEqual(parse(emptyEntries), { _tag: "Malformed", reason: tooMany })
+    const changes = encode({
+      object: "whatsapp_business_account",
+      entry: [{ id: "1", changes: Array.from({ length: MAX_BATCH_ITEMS }, () => ({ field: "account_update" })) }]
+    })
+    assert.deepStrictEqual(parse(changes), { _tag: "Malformed", reason: tooMany })
   })
 
   it("other fields and changes without a phone number id are skipped, the rest kept", () => {

@@ -287,7 +287,7 @@ describe.each(TestDatabase.STORES)("the WhatsApp webhook under a flood, on $name
     }
     const cases: ReadonlyArray<readonly [unknown, string]> = [
       ["not json", "not JSON"],
-      [{ object: "page", entry: [] }, 'object is not "whatsapp_business_account"'],
+      [{ object: 42, entry: [] }, 'object is not "whatsapp_business_account"'],
       [{ object: "whatsapp_business_account" }, "entry is not an array"],
       [{ object: "whatsapp_business_account", entry: {} }, "entry is not an array"],
       [tooMany, `more than ${MAX_BATCH_ITEMS} entries, changes and items in one batch`]

@@ -189,7 +189,7 @@ export const contract = (context: ContractContext) => {
       })
       expect((await postWebhook(context.target, unknown)).status).toBe(200)
       for (const [body, reason] of [
-        ['{"object":"page"}', 'object is not "whatsapp_business_account"'],
+        ['{"entry":[]}', 'object is not "whatsapp_business_account"'],
         ["not json", "not JSON"]
       ] as const) {
         const refused = await postWebhook(context.target, new TextEncoder().encode(body))

@@ -291,8 +291,19 @@ export const parse = (raw: Uint8Array): Parsed => {
   } catch {
     return { _tag: "Malformed", reason: "not JSON" }
   }
-  if (field(body, "object") !== "whatsapp_business_account") {
+  const object = field(body, "object")
+  if (typeof object !== "string" || object === "") {
     return { _tag: "Malformed", reason: 'object is not "whatsapp_business_account"' }
+  }
+  // Meta's own webhook for another product (a Page's, Instagram's) sent to this URL: acknowledged
+  // and skipped, since Meta retries what is refused and may switch off a callback that keeps failing.
+  if (object !== "whatsapp_business_account") {
+    return {
+      _tag: "Changes",
+      changes: [],
+      health: [],
+      skipped: [{ reason: `a webhook of "${object}", not WhatsApp's`, item: { object } }]
+    }
   }
   const entries = field(body, "entry")
   if (!Array.isArray(entries)) return { _tag: "Malformed", reason: "entry is not an array" }

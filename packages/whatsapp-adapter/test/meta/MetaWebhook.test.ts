@@ -227,11 +227,20 @@ describe("parse: what it refuses whole, and what it skips", () => {
       [new Uint8Array([0xff, 0xfe, 0x00]), "not JSON"],
       [encode(null), 'object is not "whatsapp_business_account"'],
       [encode([1, 2]), 'object is not "whatsapp_business_account"'],
-      [encode({ object: "page", entry: [] }), 'object is not "whatsapp_business_account"'],
+      [encode({ entry: [] }), 'object is not "whatsapp_business_account"'],
       [encode({ object: "whatsapp_business_account" }), "entry is not an array"],
       [encode({ object: "whatsapp_business_account", entry: {} }), "entry is not an array"]
     ]
     for (const [raw, reason] of cases) assert.deepStrictEqual(parse(raw), { _tag: "Malformed", reason })
+  })
+
+  it("Meta's webhook of another product (a Page's) is skipped whole, not refused: Meta would retry it", () => {
+    assert.deepStrictEqual(parse(encode({ object: "page", entry: [{ id: "1", changes: [] }] })), {
+      _tag: "Changes",
+      changes: [],
+      health: [],
+      skipped: [{ reason: 'a webhook of "page", not WhatsApp\'s', item: { object: "page" } }]
+    })
   })
 
   it("a batch of more than MAX_BATCH_ITEMS entries, changes and items; one at the limit is read", () => {

@@ -121,9 +121,8 @@ export const layer = Layer.effect(
         orDie(
           sql.withTransaction(
             Effect.gen(function* () {
-              const gone = yield* sql<{
-                upload: string
-              }>`DELETE FROM media_objects WHERE ${object(key)} RETURNING upload`
+              const gone = yield* sql<{ upload: string }>`
+                DELETE FROM media_objects WHERE ${object(key)} RETURNING upload`
               for (const { upload } of gone) yield* dropUpload(key.accountId, upload)
             })
           )

@@ -17,8 +17,9 @@ const hasTaskset = (() => {
 /** Servers get core 0 and the load generator core 1, where the machine has two cores and taskset. */
 export const pinning = hasTaskset ? "servers on core 0, load generator on core 1 (taskset)" : "not pinned (no taskset)"
 
-export const pinSelf = () => {
-  if (hasTaskset) execFileSync("taskset", ["-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
+/** The load generator on `core` (1 unless told: the two-core layout above). */
+export const pinSelf = (core = 1) => {
+  if (hasTaskset) execFileSync("taskset", ["-p", "-c", String(core), String(process.pid)], { stdio: "ignore" })
 }
 
 // An interrupted run must not leave its servers and workers behind: they went on sending a
@@ -41,10 +42,17 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
-const launch = (args: ReadonlyArray<string>, env: Record<string, string>, ready: RegExp, cwd: string = root) =>
+/** `cores`: the CPU list taskset pins the process to (core 0 unless told). */
+const launch = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  ready: RegExp,
+  cwd: string = root,
+  cores = "0"
+) =>
   new Promise<Running>((resolve, reject) => {
     const command = hasTaskset ? "taskset" : process.execPath
-    const argv = hasTaskset ? ["-c", "0", process.execPath, ...args] : [...args]
+    const argv = hasTaskset ? ["-c", cores, process.execPath, ...args] : [...args]
     // BENCH_CPU_PROF_DIR: every server and worker writes a V8 CPU profile there when it stops.
     const profile = process.env.BENCH_CPU_PROF_DIR
     const child = spawn(command, argv, {
@@ -90,8 +98,11 @@ export const ADMIN_TOKEN = "lla_bench_token"
 /** Runs the workspace's packages from their sources (their `exports` condition), as `npm start` does. */
 const SOURCE_CONDITION = "--conditions=@leadline/source"
 
-/** Leadline's reference server from this checkout, or from `checkout` (another version, for a before/after run). */
-export const leadline = (databaseUrl: string, env: Record<string, string> = {}, checkout: string = root) =>
+/**
+ * Leadline's reference server from this checkout, or from `checkout` (another version, for a
+ * before/after run), pinned to `cores` (a taskset CPU list; core 0 unless told).
+ */
+export const leadline = (databaseUrl: string, env: Record<string, string> = {}, checkout: string = root, cores = "0") =>
   launch(
     [SOURCE_CONDITION, "packages/server/src/main.ts"],
     {
@@ -106,7 +117,8 @@ export const leadline = (databaseUrl: string, env: Record<string, string> = {}, 
       ...env
     },
     /Listening on http:\/\/[^:]+:(\d+)/,
-    checkout
+    checkout,
+    cores
   )
 
 /** Leadline's reference server on the embedded PGlite in `dataDir` (no `DATABASE_URL`, whatever the shell sets). */

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { createReadStream } from "node:fs"
 import { type FileHandle, mkdir, open, rename, rm } from "node:fs/promises"
 import { join } from "node:path"
-import { MediaStore } from "@leadline/core/messages/MediaStore"
+import { keyText, type MediaKey, MediaStore } from "@leadline/core/messages/MediaStore"
 import { Effect, Layer, Stream } from "effect"
 
 /**
@@ -39,8 +39,8 @@ const writeAll = async (file: FileHandle, chunks: ReadonlyArray<Uint8Array>) => 
 export const make = (directory: string) =>
   Effect.gen(function* () {
     yield* Effect.promise(() => mkdir(join(directory, "tmp"), { recursive: true }))
-    const pathOf = (key: string) => {
-      const name = nameOf(key)
+    const pathOf = (key: MediaKey) => {
+      const name = nameOf(keyText(key))
       return { folder: join(directory, name.slice(0, 2)), data: join(directory, name.slice(0, 2), name) }
     }
     // Folders known to exist: a file in one costs no mkdir.

@@ -81,6 +81,7 @@ export const layer = (options: Options = {}) =>
               ? ({ _tag: "Failed" } as const)
               : ({ _tag: "RetryAt", at: attemptedAt + outcome.durationMs + Duration.toMillis(delay) } as const)
           yield* queue.record(worker, {
+            accountId: delivery.accountId,
             deliveryId: delivery.id,
             attempt: delivery.attempt,
             attemptedAt,
@@ -90,7 +91,12 @@ export const layer = (options: Options = {}) =>
             next
           })
           if (!succeeded && disableAfterMillis > 0) {
-            const disabled = yield* health.afterFailure(delivery.endpointId, attemptedAt, disableAfterMillis)
+            const disabled = yield* health.afterFailure(
+              delivery.accountId,
+              delivery.endpointId,
+              attemptedAt,
+              disableAfterMillis
+            )
             if (disabled !== undefined) {
               yield* Effect.logWarning(
                 `webhook endpoint ${disabled.id} disabled: every attempt failed since ${disabled.failingSince}`

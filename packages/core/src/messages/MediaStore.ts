@@ -21,11 +21,27 @@ export class MediaStore extends Context.Service<
      * seen by `get` only once whole: when the stream fails, the store keeps nothing of it and
      * fails with the stream's error.
      */
-    readonly put: <E>(key: string, contentType: string, bytes: Stream.Stream<Uint8Array, E>) => Effect.Effect<number, E>
-    readonly get: (key: string) => Effect.Effect<StoredMedia | undefined>
-    readonly remove: (key: string) => Effect.Effect<void>
+    readonly put: <E>(
+      key: MediaKey,
+      contentType: string,
+      bytes: Stream.Stream<Uint8Array, E>
+    ) => Effect.Effect<number, E>
+    readonly get: (key: MediaKey) => Effect.Effect<StoredMedia | undefined>
+    readonly remove: (key: MediaKey) => Effect.Effect<void>
   }
 >()("core/MediaStore") {}
 
-/** A message's file's key: its account and its id (ids are unique per account only). */
-export const keyOf = (accountId: string, messageId: string): string => `${accountId}/${messageId}`
+/**
+ * Which file: its account's, by the id of the message or the uploaded file it is (ids are unique
+ * per account only). The account is a key of its own, not part of a string: the SQL store keys
+ * its rows by it (docs/scaling.md).
+ */
+export interface MediaKey {
+  readonly accountId: string
+  readonly id: string
+}
+
+export const keyOf = (accountId: string, id: string): MediaKey => ({ accountId, id })
+
+/** The key as one string, `<account>/<id>`: what the directory store names a file from (hashed), as it always has. */
+export const keyText = (key: MediaKey): string => `${key.accountId}/${key.id}`

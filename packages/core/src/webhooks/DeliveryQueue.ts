@@ -24,6 +24,8 @@ export interface ClaimedDelivery {
 }
 
 export interface AttemptRecord {
+  /** The delivery's account: its key is the account and the id (docs/scaling.md). */
+  readonly accountId: string
   readonly deliveryId: string
   readonly attempt: number
   readonly attemptedAt: number

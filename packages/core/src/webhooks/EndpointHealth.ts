@@ -18,6 +18,7 @@ export class EndpointHealth extends Context.Service<
   {
     /** After a failed attempt to the endpoint: disables it when it has been failing long enough. */
     readonly afterFailure: (
+      accountId: string,
       endpointId: string,
       now: number,
       failingForMillis: number
@@ -31,11 +32,12 @@ export class EndpointHealth extends Context.Service<
       const outbox = yield* Outbox
       const transactor = yield* Transactor
       return EndpointHealth.of({
-        afterFailure: (endpointId, now, failingForMillis) =>
+        afterFailure: (accountId, endpointId, now, failingForMillis) =>
           transactor.withTransaction(
             Effect.gen(function* () {
               const at = new Date(now).toISOString()
               const disabled = yield* repo.disableFailing(
+                accountId,
                 endpointId,
                 new Date(now - failingForMillis).toISOString(),
                 at

@@ -44,15 +44,16 @@ export class WebhooksRepo extends Context.Service<
       at: string
     ) => Effect.Effect<number | undefined>
     /**
-     * Disables the endpoint, pausing its pending deliveries, when it is enabled and has failed every
-     * attempt since `failingBefore` or earlier; the endpoint as disabled, or undefined when it was not.
-     */
-    /**
      * Deletes up to `limit` events recorded before the event id `before` (a ULID floor, so by time),
      * with their deliveries and attempts, skipping any event a delivery still waits for; how many.
      */
     readonly purgeEventsBefore: (before: string, limit: number) => Effect.Effect<number>
+    /**
+     * Disables the endpoint, pausing its pending deliveries, when it is enabled and has failed every
+     * attempt since `failingBefore` or earlier; the endpoint as disabled, or undefined when it was not.
+     */
     readonly disableFailing: (
+      accountId: string,
       endpointId: string,
       failingBefore: string,
       at: string

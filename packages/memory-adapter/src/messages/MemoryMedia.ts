@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, PubSub, Stream } from "effect"
 import { ChannelsRepo } from "@leadline/core/channels/ChannelsRepo"
-import { MediaStore, type StoredMedia } from "@leadline/core/messages/MediaStore"
+import { keyText, MediaStore, type StoredMedia } from "@leadline/core/messages/MediaStore"
 import { inboundMedia } from "@leadline/core/messages/Message"
 import { MessagesRepo } from "@leadline/core/messages/MessagesRepo"
 import type { ClaimedMedia } from "@leadline/core/whatsapp/MediaQueue"
@@ -107,17 +107,17 @@ export const layer = Layer.effectContext(
         Effect.gen(function* () {
           const chunks = yield* Stream.runCollect(bytes)
           const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
-          files.set(key, { contentType, size, chunks })
+          files.set(keyText(key), { contentType, size, chunks })
           return size
         }),
       get: (key) =>
         Effect.sync((): StoredMedia | undefined => {
-          const kept = files.get(key)
+          const kept = files.get(keyText(key))
           return kept === undefined
             ? undefined
             : { contentType: kept.contentType, size: kept.size, bytes: Stream.fromIterable(kept.chunks) }
         }),
-      remove: (key) => Effect.sync(() => void files.delete(key))
+      remove: (key) => Effect.sync(() => void files.delete(keyText(key)))
     })
 
     return Context.make(MediaQueue, queue).pipe(Context.add(MediaStore, store))

@@ -274,11 +274,12 @@ export const layer = Layer.effectContext(
           for (const event of old) events.remove(tx, event.id)
           return old.length
         }),
-      disableFailing: (endpointId, failingBefore, at) =>
+      disableFailing: (accountId, endpointId, failingBefore, at) =>
         atomically((tx) => {
           const endpoint = endpoints.get(endpointId)
           if (
             endpoint === undefined ||
+            endpoint.accountId !== accountId ||
             endpoint.deletedAt !== null ||
             !endpoint.enabled ||
             endpoint.failingSince === null ||
@@ -342,7 +343,13 @@ export const layer = Layer.effectContext(
       record: (worker, attempt) =>
         atomically((tx) => {
           const delivery = deliveries.get(attempt.deliveryId)
-          if (delivery === undefined || delivery.leaseOwner !== worker || delivery.status !== "pending") return
+          if (
+            delivery === undefined ||
+            delivery.accountId !== attempt.accountId ||
+            delivery.leaseOwner !== worker ||
+            delivery.status !== "pending"
+          )
+            return
           const next = attempt.next
           const endpoint = endpoints.get(delivery.endpointId)
           // The endpoint's health: written only when it changes (its first failure, its first success).

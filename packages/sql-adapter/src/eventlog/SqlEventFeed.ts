@@ -16,9 +16,10 @@ import { EVENTS_CHANNEL, Notifications } from "../Notifications.ts"
  * are compared by `age()` (their distance back from now), so their wrapping at 2^32 does not
  * matter within the log's 30 days.
  *
- * Every scan is bounded below by the id's time (the primary key, or `events_account_newest`): an
- * event whose transaction commits more than `COMMIT_SLACK_MILLIS` after its id was made is still
- * in the log (`GET /api/v1/events`) but a stream may not carry it.
+ * Every scan is bounded below by the id's time (`events_by_id` across accounts, the primary key
+ * `(account_id, id)` within one; migration 0044): an event whose transaction commits more than
+ * `COMMIT_SLACK_MILLIS` after its id was made is still in the log (`GET /api/v1/events`) but a
+ * stream may not carry it.
  */
 const COMMIT_SLACK_MILLIS = 60_000
 

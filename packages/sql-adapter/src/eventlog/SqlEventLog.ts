@@ -5,8 +5,8 @@ import { EventLog } from "@leadline/core/eventlog/EventLog"
 import { json, orDie, textArray } from "../internal/store.ts"
 
 /**
- * The account's events from the outbox's own table (`events`), newest first by id on
- * `events_account_newest` (migration 0040); `Events.pageOf` says the same for memory.
+ * The account's events from the outbox's own table (`events`), newest first by id on its primary
+ * key, `(account_id, id)` (migration 0044); `Events.pageOf` says the same for memory.
  */
 export const layer = Layer.effect(
   EventLog,

@@ -6,6 +6,7 @@ import * as MessagesByTimeDropped0025 from "./migrations/0025_messages_by_time_d
 import * as InteractiveAndReplies0033 from "./migrations/0033_interactive_and_replies.ts"
 import * as MessageMedia0031 from "./migrations/0031_message_media.ts"
 import * as UploadedMedia0037 from "./migrations/0037_uploaded_media.ts"
+import * as MediaKeyedByAccount0045 from "./migrations/0045_media_keyed_by_account.ts"
 import * as SqlMediaQueue from "./SqlMediaQueue.ts"
 import * as SqlMediaStore from "./SqlMediaStore.ts"
 import * as SqlMessages from "./SqlMessages.ts"
@@ -31,6 +32,7 @@ export const slice = Slice.make({
     MessagesByTimeDropped0025.migration,
     MessageMedia0031.migration,
     InteractiveAndReplies0033.migration,
-    UploadedMedia0037.migration
+    UploadedMedia0037.migration,
+    MediaKeyedByAccount0045.migration
   ]
 })

@@ -1,6 +1,6 @@
 import { Effect, Layer, Option, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { MediaStore } from "@leadline/core/messages/MediaStore"
+import { type MediaKey, MediaStore } from "@leadline/core/messages/MediaStore"
 import { orDie } from "../internal/store.ts"
 
 /** One row's bytes: small enough for one statement's parameter, large enough to keep rows few. */
@@ -13,20 +13,24 @@ const bytesOf = (value: unknown): Uint8Array =>
   value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBufferLike)
 
 /**
- * `MediaStore` in PostgreSQL (migration 0031), for several servers on one database: a file's
- * bytes in rows of 256 KiB under an upload id, written as they arrive; the object row that makes
- * them readable is written last, with the old upload's rows deleted in the same transaction.
- * Reading pulls one row at a time.
+ * `MediaStore` in PostgreSQL (migrations 0031 and 0045), for several servers on one database: a
+ * file's bytes in rows of 256 KiB under its account and an upload id, written as they arrive; the
+ * object row that makes them readable is written last, with the old upload's rows deleted in the
+ * same transaction. Reading pulls one row at a time.
  */
 export const layer = Layer.effect(
   MediaStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const writeChunk = (upload: string, seq: number, bytes: Uint8Array) =>
-      orDie(sql`INSERT INTO media_chunks (upload, seq, bytes) VALUES (${upload}, ${seq}::int, ${bytes})`)
+    const writeChunk = (accountId: string, upload: string, seq: number, bytes: Uint8Array) =>
+      orDie(sql`INSERT INTO media_chunks (account_id, upload, seq, bytes)
+                VALUES (${accountId}::uuid, ${upload}, ${seq}::int, ${bytes})`)
 
-    const dropUpload = (upload: string) => orDie(sql`DELETE FROM media_chunks WHERE upload = ${upload}`)
+    const dropUpload = (accountId: string, upload: string) =>
+      orDie(sql`DELETE FROM media_chunks WHERE account_id = ${accountId}::uuid AND upload = ${upload}`)
+
+    const object = (key: MediaKey) => sql`account_id = ${key.accountId}::uuid AND id = ${key.id}`
 
     return MediaStore.of({
       put: (key, contentType, bytes) =>
@@ -46,7 +50,7 @@ export const layer = Layer.effect(
             }
             pending = []
             pendingBytes = 0
-            return writeChunk(upload, seq++, joined)
+            return writeChunk(key.accountId, upload, seq++, joined)
           })
           const write = Effect.gen(function* () {
             yield* Stream.runForEach(bytes, (chunk) =>
@@ -71,35 +75,37 @@ export const layer = Layer.effect(
               sql.withTransaction(
                 Effect.gen(function* () {
                   const [old] = yield* sql<{ upload: string }>`
-                    SELECT upload FROM media_objects WHERE key = ${key} FOR UPDATE`
+                    SELECT upload FROM media_objects WHERE ${object(key)} FOR UPDATE`
                   yield* sql`
-                    INSERT INTO media_objects (key, upload, content_type, size) VALUES (${key}, ${upload}, ${contentType}, ${size})
-                    ON CONFLICT (key) DO UPDATE SET upload = excluded.upload, content_type = excluded.content_type,
-                      size = excluded.size, created_at = now()`
-                  if (old !== undefined) yield* sql`DELETE FROM media_chunks WHERE upload = ${old.upload}`
+                    INSERT INTO media_objects (account_id, id, upload, content_type, size)
+                    VALUES (${key.accountId}::uuid, ${key.id}, ${upload}, ${contentType}, ${size})
+                    ON CONFLICT (account_id, id) DO UPDATE SET upload = excluded.upload,
+                      content_type = excluded.content_type, size = excluded.size, created_at = now()`
+                  if (old !== undefined) yield* dropUpload(key.accountId, old.upload)
                 })
               )
             )
             return size
           })
           // A failed stream leaves nothing: its rows go, and no object ever named them.
-          return yield* Effect.onError(write, () => dropUpload(upload))
+          return yield* Effect.onError(write, () => dropUpload(key.accountId, upload))
         }),
       get: (key) =>
         orDie(
           sql<{ upload: string; content_type: string; size: unknown }>`
-            SELECT upload, content_type, size FROM media_objects WHERE key = ${key}`
+            SELECT upload, content_type, size FROM media_objects WHERE ${object(key)}`
         ).pipe(
-          Effect.map(([object]) =>
-            object === undefined
+          Effect.map(([stored]) =>
+            stored === undefined
               ? undefined
               : {
-                  contentType: object.content_type,
-                  size: Number(object.size),
+                  contentType: stored.content_type,
+                  size: Number(stored.size),
                   bytes: Stream.paginate(0, (seq: number) =>
                     orDie(
                       sql<{ bytes: unknown }>`
-                        SELECT bytes FROM media_chunks WHERE upload = ${object.upload} AND seq = ${seq}::int`
+                        SELECT bytes FROM media_chunks
+                        WHERE account_id = ${key.accountId}::uuid AND upload = ${stored.upload} AND seq = ${seq}::int`
                     ).pipe(
                       Effect.map(([row]) =>
                         row === undefined
@@ -115,8 +121,9 @@ export const layer = Layer.effect(
         orDie(
           sql.withTransaction(
             Effect.gen(function* () {
-              const gone = yield* sql<{ upload: string }>`DELETE FROM media_objects WHERE key = ${key} RETURNING upload`
-              for (const { upload } of gone) yield* sql`DELETE FROM media_chunks WHERE upload = ${upload}`
+              const gone = yield* sql<{ upload: string }>`
+                DELETE FROM media_objects WHERE ${object(key)} RETURNING upload`
+              for (const { upload } of gone) yield* dropUpload(key.accountId, upload)
             })
           )
         ).pipe(Effect.asVoid)

@@ -53,7 +53,7 @@ export const layer = Layer.effect(
                          'attempted_at', to_char(a.attempted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                          'status_code', a.status_code, 'duration_ms', a.duration_ms, 'error', a.error)
                        ORDER BY a.number)
-                FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]'::jsonb) AS attempts
+                FROM webhook_attempts a WHERE a.account_id = d.account_id AND a.delivery_id = d.id), '[]'::jsonb) AS attempts
           FROM webhook_deliveries d WHERE ${where} ${tail}`.pipe(
         Effect.flatMap((rows) =>
           decodeDeliveries(rows).pipe(
@@ -121,10 +121,12 @@ export const layer = Layer.effect(
                 RETURNING *`.pipe(Effect.flatMap(decodeEndpoints))
               if (before.enabled && !endpoint.enabled) {
                 yield* sql`UPDATE webhook_deliveries SET next_attempt_at = NULL, updated_at = ${at}::timestamptz
-                  WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending'`
+                  WHERE account_id = ${endpoint.accountId}::uuid AND endpoint_id = ${endpoint.id}::uuid
+                    AND status = 'pending'`
               } else if (enabling) {
                 yield* sql`UPDATE webhook_deliveries SET next_attempt_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
-                  WHERE endpoint_id = ${endpoint.id}::uuid AND status = 'pending' AND next_attempt_at IS NULL`
+                  WHERE account_id = ${endpoint.accountId}::uuid AND endpoint_id = ${endpoint.id}::uuid
+                    AND status = 'pending' AND next_attempt_at IS NULL`
               }
               return row
             })
@@ -140,7 +142,7 @@ export const layer = Layer.effect(
                   if (deleted.length === 0) return false
                   yield* sql`UPDATE webhook_deliveries SET status = 'cancelled', next_attempt_at = NULL,
                                updated_at = ${at}::timestamptz
-                             WHERE endpoint_id = ${id}::uuid AND status = 'pending'`
+                             WHERE account_id = ${accountId}::uuid AND endpoint_id = ${id}::uuid AND status = 'pending'`
                   return true
                 })
               )
@@ -172,7 +174,7 @@ export const layer = Layer.effect(
           ? orDie(
               sql<{ requeued: number | null; found: boolean }>`
                 WITH endpoint AS (
-                  SELECT id, enabled FROM webhook_endpoints
+                  SELECT account_id, id, enabled FROM webhook_endpoints
                   WHERE account_id = ${accountId}::uuid AND id = ${endpointId}::uuid AND deleted_at IS NULL
                   FOR SHARE
                 ), requeued AS (
@@ -180,43 +182,47 @@ export const layer = Layer.effect(
                   SET status = 'pending', round_attempts = 0, lease_until = NULL, lease_owner = NULL,
                       next_attempt_at = CASE WHEN endpoint.enabled THEN ${at}::timestamptz END, updated_at = ${at}::timestamptz
                   FROM endpoint
-                  WHERE d.endpoint_id = endpoint.id AND d.status = 'failed' AND d.created_at >= ${since}::timestamptz
+                  WHERE d.account_id = endpoint.account_id AND d.endpoint_id = endpoint.id AND d.status = 'failed'
+                    AND d.created_at >= ${since}::timestamptz
                   RETURNING d.id, pg_notify(${DELIVERIES_CHANNEL}, '')
                 )
                 SELECT (SELECT count(*)::int FROM requeued) AS requeued, EXISTS (SELECT 1 FROM endpoint) AS found`
             ).pipe(Effect.map(([row]) => (row?.found ? (row.requeued ?? 0) : undefined)))
           : Effect.succeed(undefined),
-      // One statement: the foreign keys are checked at its end, when all three are gone. The range on
-      // the events' primary key (ULIDs sort by time) finds the old ones without an index of their own.
+      // One statement: the foreign keys are checked at its end, when all three are gone. A range of
+      // every account's events by id (ULIDs sort by time), on `events_by_id` (migration 0044).
       purgeEventsBefore: (before, limit) =>
         orDie(
           sql<{ purged: number }>`
             WITH old AS (
-              SELECT e.id FROM events e
+              SELECT e.account_id, e.id FROM events e
               WHERE e.id < ${before}
-                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+                AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                                WHERE d.account_id = e.account_id AND d.event_id = e.id AND d.status = 'pending')
               ORDER BY e.id LIMIT ${limit}::int
             ), attempts AS (
               DELETE FROM webhook_attempts a USING webhook_deliveries d, old
-              WHERE d.event_id = old.id AND a.delivery_id = d.id
+              WHERE d.account_id = old.account_id AND d.event_id = old.id
+                AND a.account_id = d.account_id AND a.delivery_id = d.id
             ), deliveries AS (
-              DELETE FROM webhook_deliveries d USING old WHERE d.event_id = old.id
+              DELETE FROM webhook_deliveries d USING old WHERE d.account_id = old.account_id AND d.event_id = old.id
             ), purged AS (
-              DELETE FROM events e USING old WHERE e.id = old.id RETURNING 1
+              DELETE FROM events e USING old WHERE e.account_id = old.account_id AND e.id = old.id RETURNING 1
             )
             SELECT count(*)::int AS purged FROM purged`
         ).pipe(Effect.map(([row]) => row?.purged ?? 0)),
       // One statement (no transaction of its own): it runs inside the caller's unit of work, with its event.
-      disableFailing: (endpointId, failingBefore, at) =>
+      disableFailing: (accountId, endpointId, failingBefore, at) =>
         orDie(
           sql`WITH disabled AS (
                 UPDATE webhook_endpoints SET enabled = false
-                WHERE id = ${endpointId}::uuid AND enabled AND deleted_at IS NULL
+                WHERE account_id = ${accountId}::uuid AND id = ${endpointId}::uuid AND enabled AND deleted_at IS NULL
                   AND failing_since <= ${failingBefore}::timestamptz
                 RETURNING *
               ), paused AS (
                 UPDATE webhook_deliveries d SET next_attempt_at = NULL, updated_at = ${at}::timestamptz
-                FROM disabled WHERE d.endpoint_id = disabled.id AND d.status = 'pending'
+                FROM disabled
+                WHERE d.account_id = disabled.account_id AND d.endpoint_id = disabled.id AND d.status = 'pending'
               )
               SELECT * FROM disabled`.pipe(Effect.flatMap(decodeEndpoints))
         ).pipe(Effect.map(([endpoint]) => endpoint)),
@@ -228,15 +234,16 @@ export const layer = Layer.effect(
           const [row] = yield* orDie(
             sql<{ gone: boolean }>`
               WITH target AS (
-                SELECT d.id, w.deleted_at IS NOT NULL AS gone
-                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                SELECT d.account_id, d.id, w.deleted_at IS NOT NULL AS gone
+                FROM webhook_deliveries d JOIN webhook_endpoints w ON w.account_id = d.account_id AND w.id = d.endpoint_id
                 WHERE d.account_id = ${accountId}::uuid AND d.id = ${id}
                 FOR SHARE OF w
               ), requeued AS (
                 UPDATE webhook_deliveries d
                 SET status = 'pending', round_attempts = 0, next_attempt_at = ${at}::timestamptz,
                     lease_until = NULL, lease_owner = NULL, updated_at = ${at}::timestamptz
-                FROM target WHERE d.id = target.id AND NOT target.gone AND d.status <> 'pending'
+                FROM target
+                WHERE d.account_id = target.account_id AND d.id = target.id AND NOT target.gone AND d.status <> 'pending'
                 RETURNING d.id
               )
               -- The notification (sent at commit) wakes the workers only when something was requeued.

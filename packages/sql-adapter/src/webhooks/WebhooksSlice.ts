@@ -4,6 +4,7 @@ import * as Webhooks0002 from "./migrations/0002_webhooks.ts"
 import * as EventsByAccount0040 from "./migrations/0040_events_by_account.ts"
 import * as WebhookRetryPolicy0041 from "./migrations/0041_webhook_retry_policy.ts"
 import * as WebhookOrderRotationHealth0043 from "./migrations/0043_webhook_order_rotation_health.ts"
+import * as WebhooksKeyedByAccount0044 from "./migrations/0044_webhooks_keyed_by_account.ts"
 import * as SqlEventFeed from "../eventlog/SqlEventFeed.ts"
 import * as SqlEventLog from "../eventlog/SqlEventLog.ts"
 import * as SqlDeliveryQueue from "./SqlDeliveryQueue.ts"
@@ -24,6 +25,7 @@ export const slice = Slice.make({
     Webhooks0002.migration,
     EventsByAccount0040.migration,
     WebhookRetryPolicy0041.migration,
-    WebhookOrderRotationHealth0043.migration
+    WebhookOrderRotationHealth0043.migration,
+    WebhooksKeyedByAccount0044.migration
   ]
 })

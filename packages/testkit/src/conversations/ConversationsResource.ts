@@ -270,13 +270,15 @@ export const messages: Resource.Resource = {
         name: "media_objects",
         account: undefined,
         rows: Resource.uncounted(
-          "the PostgreSQL media store's files, written by the fetcher after WhatsApp's webhook; keyed by account and message, no account_id column"
+          "the PostgreSQL media store's files, written by the fetcher on its own schedule after WhatsApp's webhook, also for earlier fuzzed accounts: its account_id is left out, as webhook_attempts'"
         )
       },
       {
         name: "media_chunks",
         account: undefined,
-        rows: Resource.uncounted("the bytes of media_objects' files, 256 KiB a row, under an upload id")
+        rows: Resource.uncounted(
+          "the bytes of media_objects' files, 256 KiB a row, under an upload id, written as media_objects"
+        )
       }
     ],
     ids: {

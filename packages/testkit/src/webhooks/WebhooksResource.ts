@@ -252,7 +252,7 @@ export const deliveries: Resource.Resource = {
         name: "webhook_attempts",
         account: undefined,
         rows: Resource.uncounted(
-          "written by the worker on its own schedule, also for the deliveries of earlier fuzzed accounts still being retried; and it has no account_id to tell them apart"
+          "written by the worker on its own schedule, also for the deliveries of earlier fuzzed accounts still being retried: its account_id is left out, so those rows are not taken for writes to another account"
         )
       }
     ],

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto"
 import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { MediaStore } from "@leadline/core/messages/MediaStore"
+import { keyOf, type MediaKey, MediaStore } from "@leadline/core/messages/MediaStore"
 import * as Database from "@leadline/sql-adapter/Database"
 import * as SqlApp from "@leadline/sql-adapter/SqlApp"
 import * as SqlMediaStore from "@leadline/sql-adapter/messages/SqlMediaStore"
@@ -44,6 +44,9 @@ const digestOf = (stream: Stream.Stream<Uint8Array>) =>
 
 const expectedOf = (total: number) => Effect.runPromise(digestOf(generated(total)))
 
+/** A file of a new account: the SQL store keys its rows by the account, a UUID. */
+const newKey = (): MediaKey => keyOf(crypto.randomUUID(), `msg_${crypto.randomUUID()}`)
+
 /** The `MediaStore` port's contract, on one adapter. */
 const storeContract = (
   name: string,
@@ -70,7 +73,7 @@ const storeContract = (
     })
 
     it("keeps bytes under a key and gives them back with their type and size", async () => {
-      const key = `acc/${crypto.randomUUID()}`
+      const key = newKey()
       const total = 3 * MiB + 12_345
       const size = await run(Effect.flatMap(store, (s) => s.put(key, "image/jpeg", generated(total))))
       expect(size).toBe(total)
@@ -85,7 +88,7 @@ const storeContract = (
     })
 
     it("answers nothing for a key never kept, and forgets a removed one", async () => {
-      const key = `acc/${crypto.randomUUID()}`
+      const key = newKey()
       expect(await run(Effect.flatMap(store, (s) => s.get(key)))).toBeUndefined()
       await run(Effect.flatMap(store, (s) => s.put(key, "text/plain", Stream.make(new TextEncoder().encode("hi")))))
       await run(Effect.flatMap(store, (s) => s.remove(key)))
@@ -93,7 +96,7 @@ const storeContract = (
     })
 
     it("replaces a key's bytes whole", async () => {
-      const key = `acc/${crypto.randomUUID()}`
+      const key = newKey()
       await run(Effect.flatMap(store, (s) => s.put(key, "text/plain", generated(600 * 1024))))
       await run(Effect.flatMap(store, (s) => s.put(key, "application/pdf", generated(1000))))
       const read = await run(
@@ -106,7 +109,7 @@ const storeContract = (
     })
 
     it("keeps nothing of a stream that fails midway, and fails with its error", async () => {
-      const key = `acc/${crypto.randomUUID()}`
+      const key = newKey()
       const before = await leftovers()
       const failing = Stream.concat(generated(700 * 1024), Stream.fail("cut off" as const))
       const result = await run(Effect.flip(Effect.flatMap(store, (s) => s.put(key, "video/mp4", failing))))
@@ -122,7 +125,7 @@ const storeContract = (
       timeout: 120_000,
       retry: 2
     }, async () => {
-      const key = `acc/${crypto.randomUUID()}`
+      const key = newKey()
       const written = await peakGrowth(() =>
         run(Effect.flatMap(store, (s) => s.put(key, "video/mp4", generated(large))))
       )
@@ -157,16 +160,17 @@ describe("the directory store", () => {
     const directory = await mkdtemp(join(tmpdir(), "leadline-media-"))
     const runtime = ManagedRuntime.make(FileMediaStore.layer(directory))
     try {
-      const put = (key: string, type: string, size: number) =>
+      const one = newKey()
+      const put = (key: MediaKey, type: string, size: number) =>
         runtime.runPromise(Effect.flatMap(Effect.service(MediaStore), (store) => store.put(key, type, generated(size))))
-      expect(await put("acc/one", "image/png", 1000)).toBe(1000)
+      expect(await put(one, "image/png", 1000)).toBe(1000)
       const [folder] = (await readdir(directory)).filter((name) => name !== "tmp")
       expect(await readdir(join(directory, folder!))).toHaveLength(1)
       await rm(join(directory, folder!), { recursive: true })
-      expect(await put("acc/one", "image/jpeg", 2000)).toBe(2000)
+      expect(await put(one, "image/jpeg", 2000)).toBe(2000)
       const kept = await runtime.runPromise(
         Effect.flatMap(Effect.service(MediaStore), (store) =>
-          Effect.flatMap(store.get("acc/one"), (file) =>
+          Effect.flatMap(store.get(one), (file) =>
             Effect.map(digestOf(file!.bytes), (digest) => ({ type: file!.contentType, size: file!.size, digest }))
           )
         )
@@ -217,7 +221,7 @@ describe("SqlApp with another media store", () => {
       const objects = await runtime.runPromise(
         Effect.gen(function* () {
           const store = yield* MediaStore
-          yield* store.put("acc/msg_1", "image/png", generated(1000))
+          yield* store.put(newKey(), "image/png", generated(1000))
           const sql = yield* SqlClient.SqlClient
           const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM media_objects`
           return row!.n

@@ -38,7 +38,8 @@ export const directoryOf = (media: MediaConfig, dataDir: string): string =>
 
 /** The upload route's body limit: the largest file a send type may be, and a MiB for the form around it. */
 export const uploadMaxBodyBytes = (media: MediaConfig): number =>
-  Math.max(media.limits.image, media.limits.video, media.limits.audio, media.limits.document) + 1024 * 1024
+  Math.max(media.limits.image, media.limits.video, media.limits.audio, media.limits.document, media.limits.sticker) +
+  1024 * 1024
 
 /** The fetcher's settings. */
 export const fetcherOptions = (media: MediaConfig): MediaFetcher.Options => ({ limits: media.limits })

@@ -304,7 +304,9 @@ const MediaSend = (type: SendType) =>
         .annotate({ description: "An https URL WhatsApp fetches the file from (no private or internal host)" })
     ),
     caption: Schema.optional(
-      bounded("caption", MAX_CAPTION).annotate({ description: "Image, video and document: up to 1024 characters" })
+      bounded("caption", MAX_CAPTION).annotate({
+        description: "Image, video and document: up to 1024 characters (audio and stickers have none)"
+      })
     ),
     filename: Schema.optional(
       bounded("filename", MAX_FILENAME).annotate({
@@ -317,7 +319,9 @@ const MediaSend = (type: SendType) =>
       if (media.id !== undefined && media.link !== undefined) {
         return { path: ["link"], issue: "give id or link, not both" }
       }
-      if (type === "audio" && media.caption !== undefined) return { path: ["caption"], issue: "audio has no caption" }
+      if ((type === "audio" || type === "sticker") && media.caption !== undefined) {
+        return { path: ["caption"], issue: `${type === "audio" ? "audio has" : "a sticker has"} no caption` }
+      }
       if (type !== "document" && media.filename !== undefined) {
         return { path: ["filename"], issue: "only a document has a filename" }
       }
@@ -335,7 +339,8 @@ const KIND: Record<ContentField, string> = {
   image: "an image message",
   video: "a video message",
   audio: "an audio message",
-  document: "a document message"
+  document: "a document message",
+  sticker: "a sticker message"
 }
 
 // One struct with a checked `type` rather than a union: HttpApi reports a union's mismatch
@@ -345,7 +350,7 @@ const sendFields = {
     Schema.makeFilter(
       (type: string) =>
         (CONTENT_FIELDS as ReadonlyArray<string>).includes(type) ||
-        'type must be "text", "template", "interactive", "image", "video", "audio" or "document" (a reaction is POST /api/v1/messages/{id}/reactions)'
+        'type must be "text", "template", "interactive", "image", "video", "audio", "document" or "sticker" (a reaction is POST /api/v1/messages/{id}/reactions)'
     )
   ),
   text: Schema.optional(Body),
@@ -354,7 +359,8 @@ const sendFields = {
   image: Schema.optional(MediaSend("image")),
   video: Schema.optional(MediaSend("video")),
   audio: Schema.optional(MediaSend("audio")),
-  document: Schema.optional(MediaSend("document"))
+  document: Schema.optional(MediaSend("document")),
+  sticker: Schema.optional(MediaSend("sticker"))
 }
 
 // Each type has its own field and no other's.

@@ -1,14 +1,15 @@
 import { Schema } from "effect"
 
 /** The send types that carry a file (docs/contract-messaging.md §5.9). */
-export const SEND_TYPES = ["image", "video", "audio", "document"] as const
+export const SEND_TYPES = ["image", "video", "audio", "document", "sticker"] as const
 export type SendType = (typeof SEND_TYPES)[number]
 
 export const isSendType = (type: string): type is SendType => (SEND_TYPES as ReadonlyArray<string>).includes(type)
 
 /**
  * The content types Meta's Cloud API takes for each send type ("Supported media types"): a file
- * is sendable as the one type its content type belongs to. Stickers are not sent.
+ * is sendable as the one type its content type belongs to: a WebP image is a sticker (static up to
+ * 100 KB, animated up to 500 KB: Meta checks which).
  */
 export const CONTENT_TYPES: Readonly<Record<SendType, ReadonlyArray<string>>> = {
   image: ["image/jpeg", "image/png"],
@@ -23,7 +24,8 @@ export const CONTENT_TYPES: Readonly<Record<SendType, ReadonlyArray<string>>> = 
     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
     "application/vnd.ms-powerpoint",
     "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-  ]
+  ],
+  sticker: ["image/webp"]
 }
 
 /** A content type without its parameters, lower case: `Audio/OGG; codecs=opus` is `audio/ogg`. */
@@ -47,7 +49,7 @@ export const UploadedMedia = Schema.Struct({
 }).annotate({ identifier: "Media" })
 export type UploadedMedia = typeof UploadedMedia.Type
 
-/** What a send of a file says (`image`, `video`, `audio`, `document`): a stored file or a link. */
+/** What a send of a file says (`image`, `video`, `audio`, `document`, `sticker`): a stored file or a link. */
 export interface MediaContent {
   /** An uploaded media, `med_…`; or null with a `link`. */
   readonly media_id: string | null

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { MediaTooLarge } from "@leadline/core/Errors"
-import { UploadedMedia } from "@leadline/core/messages/UploadedMedia"
+import { SEND_TYPES, UploadedMedia } from "@leadline/core/messages/UploadedMedia"
 import { Id } from "@leadline/core/Text"
 import { Authentication } from "../Authentication.ts"
 import { RequestErrors } from "../RequestErrors.ts"
@@ -16,10 +16,10 @@ const UploadForm = Schema.Struct({
   file: Schema.String.annotate({
     format: "binary",
     description:
-      "The file, with its content type (one WhatsApp sends: image/jpeg, image/png, video/mp4, video/3gpp, audio/aac, audio/amr, audio/mpeg, audio/mp4, audio/ogg, or a PDF, text or Office document) and filename"
+      "The file, with its content type (one WhatsApp sends: image/jpeg, image/png, video/mp4, video/3gpp, audio/aac, audio/amr, audio/mpeg, audio/mp4, audio/ogg, a PDF, text or Office document, or image/webp as a sticker) and filename"
   }),
   type: Schema.optional(
-    Schema.Literals(["image", "video", "audio", "document"]).annotate({
+    Schema.Literals(SEND_TYPES).annotate({
       description: "What the file is to be sent as; 400 when its content type says otherwise"
     })
   )

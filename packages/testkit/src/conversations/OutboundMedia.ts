@@ -16,6 +16,13 @@ export const pngFile = (size = 2048, filename = "photo.png"): Upload => ({
   filename
 })
 
+/** A WebP image: what WhatsApp sends as a sticker. */
+export const webpFile = (size = 4096, filename = "wave.webp"): Upload => ({
+  bytes: new Uint8Array(size).map((_, i) => (i * 3) % 241),
+  contentType: "image/webp",
+  filename
+})
+
 export const pdfFile = (size = 4096, filename = "invoice.pdf"): Upload => ({
   bytes: new Uint8Array(size).map((_, i) => (i * 7) % 253),
   contentType: "application/pdf",

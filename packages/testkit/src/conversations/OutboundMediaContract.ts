@@ -4,7 +4,7 @@ import { call } from "../Http.ts"
 import { notFound, until } from "../internal/wire.ts"
 import type { ContractContext } from "../Slice.ts"
 import { makeConversation } from "./ConversationsResource.ts"
-import { pdfFile, pngFile, upload } from "./OutboundMedia.ts"
+import { pdfFile, pngFile, upload, webpFile } from "./OutboundMedia.ts"
 
 const sha256Hex = async (bytes: Uint8Array) =>
   Buffer.from(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).toString("hex")
@@ -14,7 +14,7 @@ const LINK = "https://cdn.example.com/catalogue/spring.jpg"
 
 /**
  * Outbound files (docs/contract-messaging.md §5.9): uploads through `POST /api/v1/media`, their
- * checks, and image, video, audio and document sends naming an upload or a link, as any target
+ * checks, and image, video, audio, document and sticker sends naming an upload or a link, as any target
  * answers them, whichever transport it sends through.
  */
 export const contract = (context: ContractContext) => {
@@ -80,7 +80,8 @@ export const contract = (context: ContractContext) => {
         ["an empty file", { ...pngFile(0) }, {}, "file"],
         ["a type WhatsApp does not send", { ...pngFile(), contentType: "text/html" }, {}, "file"],
         ["an image sent as a document", { ...pngFile(), type: "document" }, {}, "type"],
-        ["an unknown type", { ...pngFile(), type: "sticker" }, {}, "type"],
+        ["an image sent as a sticker", { ...pngFile(), type: "sticker" }, {}, "type"],
+        ["an unknown type", { ...pngFile(), type: "gif" }, {}, "type"],
         ["a second file part under another name", pngFile(), { other: "x" }, "other"]
       ]
       for (const [what, file, extra, field] of cases) {
@@ -164,6 +165,37 @@ export const contract = (context: ContractContext) => {
       expect(byLink.status).toBe(404)
     })
 
+    it("keeps a WebP as a sticker (Meta's 500 KB at most) and sends it by its upload", async () => {
+      const account = await makeAccount(context.target)
+      const key = account.ownerKey
+      const { conversation } = await makeConversation(context.target, key)
+      const sticker = await upload(context.target, key, webpFile(4096, "wave.webp"))
+      expect(sticker.status, sticker.text).toBe(201)
+      expect(sticker.body).toMatchObject({ type: "sticker", mime_type: "image/webp", size: 4096 })
+      const big = await upload(context.target, key, webpFile(500 * 1024 + 1, "big.webp"))
+      expect(big.status, big.text).toBe(413)
+      expect(big.body.details).toEqual([{ path: "file", message: "at most 512000 bytes for a sticker" }])
+      const sent = await post(key, `/api/v1/conversations/${conversation.id}/messages`, {
+        type: "sticker",
+        sticker: { id: sticker.body.id }
+      })
+      expect(sent.status, sent.text).toBe(201)
+      expect(sent.body).toMatchObject({
+        type: "sticker",
+        text: null,
+        status: "queued",
+        media: { media_id: sticker.body.id, link: null, mime_type: "image/webp", size: 4096, caption: null }
+      })
+      const settled = await until(
+        () => get(key, `/api/v1/messages/${sent.body.id}`),
+        (message) => message.status !== "queued",
+        15_000
+      )
+      expect(settled.status, JSON.stringify(settled.error)).not.toBe("failed")
+      expect(settled.external_id).not.toBeNull()
+      expect(await used(key)).toBe(1)
+    })
+
     it("refuses every bad file send with a 400 naming the field, and stores and counts nothing", async () => {
       const account = await makeAccount(context.target)
       const key = account.ownerKey
@@ -194,7 +226,9 @@ export const contract = (context: ContractContext) => {
         ["an empty filename", { type: "document", document: { id: document, filename: "" } }, "document.filename"],
         ["text beside an image", { type: "image", image: { id: image }, text: "hi" }, "text"],
         ["an image field on a text", { type: "text", text: "hi", image: { id: image } }, "image"],
-        ["a sticker", { type: "sticker", sticker: { link: LINK } }, "type"]
+        ["a PNG as a sticker", { type: "sticker", sticker: { id: image } }, "sticker.id"],
+        ["a caption on a sticker", { type: "sticker", sticker: { link: LINK, caption: "hi" } }, "sticker.caption"],
+        ["an unknown type", { type: "gif", gif: { link: LINK } }, "type"]
       ]
       for (const [what, body, field] of sends) {
         const reply = await post(key, path, body)

@@ -11,7 +11,7 @@ import * as FileMediaStore from "@leadline/server/FileMediaStore"
 import * as CloudTransport from "@leadline/whatsapp-adapter/cloud/CloudTransport"
 import * as MetaPayloads from "@leadline/whatsapp-adapter/meta/MetaPayloads"
 import { makeConversation, postWebhook } from "../../src/conversations/ConversationsResource.ts"
-import { pdfFile, pngFile, upload } from "../../src/conversations/OutboundMedia.ts"
+import { pdfFile, pngFile, upload, webpFile } from "../../src/conversations/OutboundMedia.ts"
 import { type AccountFixture, makeAccount } from "../../src/Fixtures.ts"
 import { call } from "../../src/Http.ts"
 import { until } from "../../src/internal/wire.ts"
@@ -149,6 +149,21 @@ for (const [name, inDirectory] of stores) {
       expect(graph.uploads()).toHaveLength(3)
       expect(renewed).toBe(graph.uploads()[2]!.messageId)
       expect(renewed).not.toBe(uploaded!.messageId)
+    })
+
+    it("sends a sticker as Meta's sticker object: its WebP uploaded, no caption", async () => {
+      const media = (await upload(server, key(), webpFile(20_000, "wave.webp"))).body
+      expect(media.type).toBe("sticker")
+      const { conversation } = await makeConversation(server, key())
+      const id = await send(conversation.id, { type: "sticker", sticker: { id: media.id } })
+      expect((await settled(id)).status).toBe("sent")
+      const [uploaded] = graph.uploads()
+      const form = await new Response(uploaded!.bytes as Uint8Array<ArrayBuffer>, {
+        headers: { "content-type": uploaded!.headers["content-type"]! }
+      }).formData()
+      expect(form.get("type")).toBe("image/webp")
+      expect(sendsOf(id)[0]!.body).toMatchObject({ type: "sticker", sticker: { id: uploaded!.messageId } })
+      expect((sendsOf(id)[0]!.body as { sticker: unknown }).sticker).toEqual({ id: uploaded!.messageId })
     })
 
     it("makes one upload for sends of a file that arrive while it is under way", async () => {

@@ -97,6 +97,7 @@ const contentOf = (body: OutboundRequest["body"]): Record<string, unknown> => {
     case "video":
     case "audio":
     case "document":
+    case "sticker":
       return { type: body.type, [body.type]: mediaObject(body) }
   }
 }

@@ -65,11 +65,14 @@ const localListeners = () => {
 
 /**
  * LISTEN over queues of notifications (a PostgreSQL server's sessions), and NOTIFY through `send`
- * (the channels announced since the last send, one transaction for all of them).
+ * (the channels announced since the last send, one transaction for all of them). `own` tells a
+ * notification this process sent: its listeners were woken when it was announced, and a second
+ * wake-up would only send each of them looking again for what it has already taken.
  */
-export const fromQueues = (
-  listen: (channel: string) => Effect.Effect<Queue.Dequeue<unknown, unknown>, unknown, Scope.Scope>,
-  send: (channels: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>
+export const fromQueues = <N>(
+  listen: (channel: string) => Effect.Effect<Queue.Dequeue<N, unknown>, unknown, Scope.Scope>,
+  send: (channels: ReadonlyArray<string>) => Effect.Effect<unknown, unknown>,
+  own: (notification: N) => boolean
 ) =>
   Effect.gen(function* () {
     const local = localListeners()
@@ -93,7 +96,13 @@ export const fromQueues = (
           // A lost listener connection ends the other processes' wake-ups; the polling carries on.
           yield* listen(channel).pipe(
             Effect.flatMap((remote) =>
-              Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(remote), Queue.offer(queue, undefined))))
+              Effect.forkScoped(
+                Effect.forever(
+                  Effect.flatMap(Queue.take(remote), (notification) =>
+                    own(notification) ? Effect.void : Queue.offer(queue, undefined)
+                  )
+                )
+              )
             ),
             Effect.ignore
           )

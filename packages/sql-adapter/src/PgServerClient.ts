@@ -74,7 +74,9 @@ export const make = Effect.fnUntraced(function* (config: PgClient.PgPoolConfig) 
           `SELECT set_config('synchronous_commit', 'off', true), ${channels.map((_, i) => `pg_notify($${i + 1}, '')`).join(", ")}`,
           channels
         )
-      )
+      ),
+    // Sent from the listening session itself: its process woke its listeners when it announced.
+    (notification) => session !== undefined && notification.processId === session.processId
   )
   return { client, notifications }
 })

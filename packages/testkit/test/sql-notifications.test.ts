@@ -90,4 +90,21 @@ describe(`LISTEN on ${database.label}`, () => {
       await other?.dispose()
     }
   })
+
+  it("wakes this process's listener once per announcement: its own NOTIFY coming back is not a second", async () => {
+    const CHANNEL = "leadline_test_once"
+    const woken = await runtime.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const notifications = yield* Notifications
+          const wakeup = yield* notifications.listen(CHANNEL)
+          yield* notifications.announce(CHANNEL)
+          yield* Effect.timeout(wakeup, "1 second")
+          // Long enough for the NOTIFY to reach PostgreSQL and come back to this session.
+          return yield* Effect.timeoutOption(Effect.as(wakeup, "again"), "500 millis")
+        })
+      )
+    )
+    expect(woken._tag).toBe("None")
+  })
 })

@@ -134,25 +134,14 @@ export const sourceOf = (request: HttpServerRequest.HttpServerRequest): string =
   return IpNetwork.format(IpNetwork.fromAddressUnsafe(canonical, 64))
 }
 
-/** A per-source budget of refused requests: checked before a request is read, spent by each refusal. */
-export interface RefusalBudget {
-  /** The 429 for a source that has spent its budget (before anything of its request is read), else undefined. */
-  readonly check: Effect.Effect<
-    HttpServerResponse.HttpServerResponse | undefined,
-    never,
-    HttpServerRequest.HttpServerRequest
-  >
-  /** The request was refused: one less for its source. */
-  readonly spend: Effect.Effect<void, never, HttpServerRequest.HttpServerRequest>
-}
-
 /**
- * The webhook's refusal budget as `SourceSettings` say, counted in the shared limiter (or in
+ * The webhook's refusal budget as `SourceSettings` say (the shape the WhatsApp route takes as its
+ * `RefusalBudget`: checked before a request is read, spent by each refusal), counted in the shared limiter (or in
  * memory): only refusals spend it, so a source that sends nothing wrong is never limited, however
  * much it sends. Checking and spending are two steps: requests of one source in flight together
  * may each spend past the limit. A store that fails lets requests through, as for API keys.
  */
-export const refusalBudget: Effect.Effect<RefusalBudget | undefined> = Effect.gen(function* () {
+export const refusalBudget = Effect.gen(function* () {
   const settings = yield* SourceSettings
   if (settings === undefined) return undefined
   const limiter = yield* sharedOrMemory

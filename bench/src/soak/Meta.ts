@@ -139,7 +139,7 @@ export class Meta {
       }
       // Meta's statuses may come out of order: a delivered or read before its sent is merged all the same.
       if (planned !== "failed" && steps.length === 2 && Math.random() < 0.1) steps.reverse()
-      steps.forEach((step, i) => this.statuses.push({ due: i === 0 ? first : later, status: step }))
+      for (const [i, step] of steps.entries()) this.statuses.push({ due: i === 0 ? first : later, status: step })
     }
   }
 
@@ -186,7 +186,7 @@ export class Meta {
 
   private async messageLoop() {
     const started = Date.now()
-    for (let tick = 0; this.running; tick++) {
+    while (this.running) {
       // Steady: the messages due by now, whatever the last POST cost.
       const due = Math.floor(((Date.now() - started) / 1000) * this.options.perSecond) - this.sequence
       const batch: Array<{ readonly customer: Customer; readonly item: Record<string, unknown> }> = []

@@ -33,7 +33,7 @@ import * as Shop from "./soak/Shop.ts"
  */
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300)
-/** Scales every rate of the load (1: about 8 inbound messages, 2 sends and 3 orders a second). */
+/** Scales every rate of the load (1: 8 inbound messages, 2 API sends and 3 orders a second, 3 leads clients aside). */
 const RATE = Number(process.env.SOAK_RATE ?? 1)
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 3)
 /** The sender's timeout: a "late" answer from Graph comes after twice this. */
@@ -96,7 +96,7 @@ const main = async (cluster: TestDatabase.Cluster | undefined) => {
   )
   const shop = await Shop.setUp(api, {
     receiverUrl: receiver.url,
-    initialStock: Math.round(3 * SECONDS * RATE),
+    initialStock: Math.round(4 * SECONDS * RATE),
     customers: 40,
     promoLeads: Math.max(100, Math.round(2 * SECONDS * RATE))
   })
@@ -211,6 +211,7 @@ const settle = async (databaseUrl: string, shop: Shop.Shop, meta: Meta, graph: G
   const q = <A>(text: string) => Postgres.query<A>(databaseUrl, text)
   let frozen: string | undefined
   let quiet = 0
+  let nextLog = start + 10_000
   while (Date.now() - start < SETTLE_MS) {
     await graph.flush()
     const [state] = await q<{ queued: number; pending: number; due: number; working: number; orphaned: number }>(
@@ -231,6 +232,13 @@ const settle = async (databaseUrl: string, shop: Shop.Shop, meta: Meta, graph: G
         frozen = `agent disabled after the load, with ${state!.orphaned} job(s) held by a killed process's lease`
       }
     }
+    if (Date.now() >= nextLog) {
+      nextLog += 10_000
+      const left = meta.pending()
+      log(
+        `settling: ${state!.queued} messages queued, ${state!.pending} deliveries pending, ${state!.due + state!.working} agent jobs to do, Meta: ${left.posts} POSTs and ${left.statuses} statuses to go`
+      )
+    }
     if (frozen !== undefined && state!.queued === 0 && state!.pending === 0 && meta.idle()) {
       if (++quiet >= 2) return { done: true, millis: Date.now() - start, frozen }
     } else quiet = 0
@@ -248,3 +256,5 @@ try {
 } finally {
   await cluster?.destroy()
 }
+// Nothing of the run is left to wait for (a POST Meta would retry for days stops with the run).
+process.exit()

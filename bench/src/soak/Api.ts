@@ -46,6 +46,13 @@ export class Api {
     return server
   }
 
+  private readonly open = new Map<number, number>()
+
+  /** The requests under way on a server now. */
+  inFlight(server: number): number {
+    return this.open.get(server) ?? 0
+  }
+
   live(): Array<Server> {
     return this.servers.filter((server) => server.killedAt === undefined)
   }
@@ -74,7 +81,11 @@ export class Api {
     const headers: Record<string, string> = { ...options.headers }
     if (options.auth !== undefined) headers.authorization = `Bearer ${options.auth}`
     if (options.json !== undefined || options.bytes !== undefined) headers["content-type"] = "application/json"
-    const record = (status: number) => this.calls.push({ server: server.id, route, start, end: Date.now(), status })
+    const record = (status: number) => {
+      this.open.set(server.id, (this.open.get(server.id) ?? 1) - 1)
+      this.calls.push({ server: server.id, route, start, end: Date.now(), status })
+    }
+    this.open.set(server.id, (this.open.get(server.id) ?? 0) + 1)
     try {
       const response = await fetch(`${server.running.url}${path}`, {
         method,

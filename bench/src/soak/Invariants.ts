@@ -150,9 +150,8 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
   {
     const stuck = outbound.filter((m) => m.status === "queued").map((m) => m.id)
     const wrong: Array<string> = []
-    let revived = 0
-    let unknownUntouched = 0
-    let unknownWithoutRequest = 0
+    let takenUnread = 0
+    const unknownAfter = new Map<string, number>()
     let interrupted = 0
     let refusedOut = 0
     for (const message of outbound) {
@@ -173,7 +172,7 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
             `${message.id} (${message.sender_type}) Graph took it (${list.map((a) => a.answer).join(" → ")}), Meta said ${expected}, it shows ${message.status}${message.code === null ? "" : `/${message.code}`}${message.external_id === taken.wamid ? "" : `, external_id ${message.external_id}`}`
           )
         }
-        if (list.some((a) => UNKNOWN.has(a.answer)) && message.status !== "failed") revived++
+        if (list.some((a) => UNKNOWN.has(a.answer))) takenUnread++
         continue
       }
       // Graph never took it: it must have failed (cancelled would do), never be shown as sent.
@@ -189,8 +188,15 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
         )
       }
       if (message.code === "outcome_unknown") {
-        if (list.length === 0) unknownWithoutRequest++
-        else unknownUntouched++
+        // What the sender last met at Graph: a hang or a 500 page; a refusal whose retry was never
+        // recorded (the store away, the sender killed); or nothing (it died before the request left).
+        const why =
+          last === undefined
+            ? "no request at Graph"
+            : UNKNOWN.has(last.answer)
+              ? `a ${last.answer}`
+              : "a refusal, then no record"
+        unknownAfter.set(why, (unknownAfter.get(why) ?? 0) + 1)
       }
       if (message.code === "provider_error") refusedOut++
     }
@@ -199,7 +205,8 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
       stuck.length === 0 && wrong.length === 0,
       [
         `${outbound.length} outbound messages: ${describe(count(outbound, (m) => m.sender_type))}; ${describe(count(outbound, (m) => (m.code === null ? m.status : `${m.status}/${m.code}`)))}`,
-        `still queued: ${stuck.length}; outcome_unknown where Graph did not take it: ${unknownUntouched} after a hang or a 500 page, ${unknownWithoutRequest} with no request at Graph (${interrupted} of all outcome_unknown by a sender that stopped mid-send); revived by Meta's statuses after an unknown answer: ${revived}; refused 10 times: ${refusedOut}`,
+        `still queued: ${stuck.length}; outcome_unknown (Graph never took them), by what the sender last met: ${unknownAfter.size === 0 ? "none" : describe(unknownAfter)}; ${interrupted} of them ended by a sender that stopped mid-send`,
+        `taken by Graph with an answer the sender could not read (late, 502 page), each as Meta's statuses left it: ${takenUnread}; failed by Graph's refusals 10 times: ${refusedOut}`,
         `not as Graph and Meta left them: ${wrong.length}`,
         ...examples([...stuck, ...wrong])
       ]

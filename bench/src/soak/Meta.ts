@@ -253,6 +253,8 @@ export class Meta {
           headers: { "x-hub-signature-256": signature }
         })
         if (reply.status === 200) break
+        // The soak is over: what was never acknowledged stays so, and the invariants say it.
+        if (this.closed) return
         if (reply.status !== DROPPED && reply.status !== HUNG && reply.status < 500) {
           // Signed and well formed: a refusal is a defect, and Meta would retry it in vain.
           this.figures.refused.push(`${reply.status} ${JSON.stringify(reply.body)}`)

@@ -1,3 +1,6 @@
+import { createWriteStream, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import * as TcpProxy from "@leadline/testkit/TcpProxy"
 import * as TestDatabase from "@leadline/testkit/TestDatabase"
 import * as Postgres from "./Postgres.ts"
@@ -72,9 +75,19 @@ const main = async (cluster: TestDatabase.Cluster | undefined) => {
     WHATSAPP_SENDER_LEASE_SECONDS: "15",
     WHATSAPP_TEMPLATES_SYNC_SECONDS: "0"
   }
+  // Every process's output, kept for a broken invariant's post-mortem (a 5xx names its request id).
+  const logs = mkdtempSync(join(tmpdir(), "leadline-soak-logs-"))
+  let launched = 0
+  const keepLog = (name: string) => (running: Processes.Running) => {
+    const file = createWriteStream(join(logs, `${name}-${++launched}.log`))
+    running.process.stdout!.pipe(file)
+    running.process.stderr!.pipe(file)
+    return running
+  }
   // Deliveries are the workers' alone, as in a deployment with `leadline worker`.
-  const startServer = () => Processes.leadline(databaseUrl, { ...env, WEBHOOK_WORKER_ENABLED: "false" })
-  const startWorker = () => Processes.worker(databaseUrl, env)
+  const startServer = () =>
+    Processes.leadline(databaseUrl, { ...env, WEBHOOK_WORKER_ENABLED: "false" }).then(keepLog("server"))
+  const startWorker = () => Processes.worker(databaseUrl, env).then(keepLog("worker"))
   const api = new Api()
   api.add(await startServer())
   const [second, ...workers] = await Promise.all([startServer(), startWorker(), startWorker()])
@@ -191,6 +204,7 @@ const main = async (cluster: TestDatabase.Cluster | undefined) => {
   }
   const broken = verdicts.filter((verdict) => !verdict.held).length
   console.log(`  ${verdicts.length - broken} held, ${broken} broken`)
+  console.log(`  the servers' and workers' logs: ${logs}`)
 
   receiver.close()
   graph.close()

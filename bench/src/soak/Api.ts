@@ -24,6 +24,8 @@ export interface Call {
   readonly end: number
   /** The HTTP status, 0 for a dropped or refused connection, -1 for no answer within HUNG_MILLIS. */
   readonly status: number
+  /** For a 5xx: its request id and the start of its body, to find it in the server's log. */
+  readonly detail?: string
 }
 
 export interface Reply {
@@ -81,9 +83,16 @@ export class Api {
     const headers: Record<string, string> = { ...options.headers }
     if (options.auth !== undefined) headers.authorization = `Bearer ${options.auth}`
     if (options.json !== undefined || options.bytes !== undefined) headers["content-type"] = "application/json"
-    const record = (status: number) => {
+    const record = (status: number, detail?: string) => {
       this.open.set(server.id, (this.open.get(server.id) ?? 1) - 1)
-      this.calls.push({ server: server.id, route, start, end: Date.now(), status })
+      this.calls.push({
+        server: server.id,
+        route,
+        start,
+        end: Date.now(),
+        status,
+        ...(detail === undefined ? {} : { detail })
+      })
     }
     this.open.set(server.id, (this.open.get(server.id) ?? 0) + 1)
     try {
@@ -95,7 +104,10 @@ export class Api {
         signal: AbortSignal.timeout(HUNG_MILLIS)
       })
       const text = await response.text()
-      record(response.status)
+      record(
+        response.status,
+        response.status >= 500 ? `${response.headers.get("x-request-id")} ${text.slice(0, 200)}` : undefined
+      )
       let body: any
       try {
         body = text === "" ? undefined : JSON.parse(text)

@@ -410,7 +410,8 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
         `latency outside the faults: p99 ${p99} ms, max ${sorted.at(-1) ?? 0} ms; the last failure after PostgreSQL came back: ${recovery === undefined ? "n/a" : `${(recovery / 1000).toFixed(1)} s`}`,
         ...examples(
           [...stray, ...hung].map(
-            (c) => `${c.route} on server ${c.server} at ${new Date(c.start).toISOString().slice(11, 23)}: ${c.status}`
+            (c) =>
+              `${c.route} on server ${c.server} at ${new Date(c.start).toISOString().slice(11, 23)}: ${c.status}${c.detail === undefined ? "" : ` (${c.detail})`}`
           )
         )
       ]

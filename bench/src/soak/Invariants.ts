@@ -501,5 +501,15 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
     ])
   }
 
+  // 14. PostgreSQL broke no deadlock: a victim may be a background loop that retried in silence.
+  {
+    const [stats] = await q<{ deadlocks: number }>(
+      "SELECT deadlocks::int AS deadlocks FROM pg_stat_database WHERE datname = current_database()"
+    )
+    add("PostgreSQL detected no deadlock", stats!.deadlocks === 0, [
+      `pg_stat_database.deadlocks for the soak's database: ${stats!.deadlocks} (a backend reports its count within 10 s of going idle)`
+    ])
+  }
+
   return verdicts
 }

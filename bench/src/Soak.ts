@@ -178,7 +178,8 @@ const main = async (cluster: TestDatabase.Cluster | undefined) => {
     orders,
     leads,
     receiver,
-    faults
+    faults,
+    postgresLog: cluster?.logFile
   })
 
   const clock = (time: number) => `${((time - started) / 1000).toFixed(1)} s`

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs"
 import * as Postgres from "../Postgres.ts"
 import { type Api, DROPPED, HUNG } from "./Api.ts"
 import type { Faults } from "./Faults.ts"
@@ -36,6 +37,8 @@ export interface Inputs {
     readonly stats: () => { attempts: number; failures: number }
   }
   readonly faults: Faults
+  /** The PostgreSQL server's log, when the soak runs its own cluster: a deadlock's cycle is there. */
+  readonly postgresLog: string | undefined
 }
 
 const examples = (items: ReadonlyArray<string>, n = 5) =>
@@ -506,8 +509,22 @@ export const check = async (inputs: Inputs): Promise<ReadonlyArray<Verdict>> => 
     const [stats] = await q<{ deadlocks: number }>(
       "SELECT deadlocks::int AS deadlocks FROM pg_stat_database WHERE datname = current_database()"
     )
-    add("PostgreSQL detected no deadlock", stats!.deadlocks === 0, [
-      `pg_stat_database.deadlocks for the soak's database: ${stats!.deadlocks} (a backend reports its count within 10 s of going idle)`
+    // Each cycle as PostgreSQL's log tells it: the statements that waited for each other.
+    const cycles =
+      inputs.postgresLog === undefined || !existsSync(inputs.postgresLog)
+        ? []
+        : readFileSync(inputs.postgresLog, "utf8")
+            .split(/\n(?=\d{4}-\d\d-\d\d )/)
+            .filter((entry) => / DETAIL: {2}Process \d+ waits for /.test(entry))
+            .map((entry) =>
+              entry
+                .slice(entry.indexOf("DETAIL:") + 8)
+                .replace(/\s+/g, " ")
+                .trim()
+            )
+    add("PostgreSQL detected no deadlock", stats!.deadlocks === 0 && cycles.length === 0, [
+      `pg_stat_database.deadlocks for the soak's database: ${stats!.deadlocks} (a backend reports its count within 10 s of going idle); in the server's log: ${inputs.postgresLog === undefined ? "no log (not the soak's own cluster)" : cycles.length}`,
+      ...cycles.map((cycle) => `cycle: ${cycle.slice(0, 1500)}`)
     ])
   }
 

@@ -173,6 +173,27 @@ describe("outcome_unknown revival", () => {
   })
 })
 
+describe("our own outcome_unknown after WhatsApp's sent (its status came before the send's answer)", () => {
+  it("changes nothing: the message stays sent, and is not announced a second time by a later status", () => {
+    const atSent = apply(queued, sent(T1))
+    assert.deepStrictEqual(merge(atSent, failed(T2, outcomeUnknown)), { changed: false })
+    const then = apply(atSent, failed(T2, outcomeUnknown), delivered(T3))
+    assert.deepStrictEqual(then, { ...queued, status: "delivered", sent_at: T1, delivered_at: T3 })
+    assert.isFalse(next(apply(atSent, failed(T2, outcomeUnknown)), delivered(T3)).accepted)
+  })
+
+  it("still fails a message WhatsApp never said it took, and WhatsApp's own failure after sent", () => {
+    assert.deepStrictEqual(next(queued, failed(T2, outcomeUnknown)).next, {
+      ...queued,
+      status: "failed",
+      error: outcomeUnknown,
+      failed_at: T2
+    })
+    const atSent = apply(queued, sent(T1))
+    assert.strictEqual(next(atSent, failed(T2)).next.status, "failed")
+  })
+})
+
 describe("cancelled ignores everything", () => {
   it("no status moves a cancelled message", () => {
     const cancelled: Delivery = { ...queued, status: "cancelled" }

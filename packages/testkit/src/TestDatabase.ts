@@ -78,6 +78,8 @@ export interface Cluster {
   readonly start: () => Promise<void>
   /** Stops it if it runs and deletes its directory. */
   readonly destroy: () => Promise<void>
+  /** The server's log (its errors, a deadlock's cycle), until `destroy`. */
+  readonly logFile: string
 }
 
 const POSTGRESQL_ROOT = "/usr/lib/postgresql"
@@ -162,6 +164,7 @@ export const cluster = async (): Promise<Cluster> => {
   await start()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    logFile: join(dir, "log"),
     start,
     stop,
     destroy: async () => {

@@ -505,3 +505,75 @@ describe("sending through the Cloud API transport, against a mock Graph server",
     expect(postsFor(id)).toHaveLength(1)
   })
 })
+
+describe("WhatsApp's sent status before the send's own answer, which then times out", () => {
+  let graph: MockGraph.MockGraph
+  let server: TestServer.Running
+  let account: AccountFixture
+
+  beforeAll(async () => {
+    graph = await MockGraph.start()
+    // Long enough that Meta's status surely lands while the send still waits for its answer.
+    server = await TestServer.start({
+      messaging: {
+        transport: CloudTransport.layer({ baseUrl: graph.url, timeoutMillis: 2_000 }),
+        senderOptions: { pollMillis: 100 }
+      }
+    })
+    account = await makeAccount(server)
+  })
+  afterAll(async () => {
+    await server?.close()
+    await graph?.close()
+  })
+
+  it("stays sent, announced once and counted, and is not sent again", async () => {
+    const channel = await createChannel(server, account.ownerKey)
+    const lead = await call(server, "POST", "/api/v1/leads", {
+      auth: account.ownerKey,
+      json: { name: "Early Status", phone: "+14155550177" }
+    })
+    const used = async () =>
+      (await call(server, "GET", "/api/usage", { auth: account.ownerKey })).body.usage.messages_used as number
+    const send = async () => {
+      const reply = await call(server, "POST", "/api/v1/messages", {
+        auth: account.ownerKey,
+        json: { ...TEMPLATE_SEND, lead_id: lead.body.id, channel_id: channel.id }
+      })
+      expect(reply.status, reply.text).toBe(201)
+      return reply.body.id as string
+    }
+    const read = async (id: string) =>
+      (await call(server, "GET", `/api/v1/messages/${id}`, { auth: account.ownerKey })).body
+    graph.script(MockGraph.Reply.hang())
+    const before = graph.requests().length
+    const id = await send()
+    await graph.waitFor(before + 1, 10_000)
+    // Graph took it and WhatsApp says so, while the sender still waits for Graph's answer.
+    const status = MetaPayloads.statusPayload({
+      phoneNumberId: channel.phone_number_id,
+      displayPhoneNumber: "15550000000",
+      externalId: "wamid.EARLYSENT",
+      status: "sent",
+      recipientId: "14155550177",
+      callbackData: id,
+      timestamp: new Date()
+    })
+    expect((await postWebhook(server, status)).status).toBe(200)
+    expect(await read(id)).toMatchObject({ status: "sent", external_id: "wamid.EARLYSENT" })
+    // The next message goes out once the first send has timed out and its outcome is recorded.
+    const next = await send()
+    await waitUntil(
+      () => read(next),
+      (m) => m.status === "sent"
+    )
+    expect(await read(id)).toMatchObject({ status: "sent", error: null, external_id: "wamid.EARLYSENT" })
+    expect(await used()).toBe(2)
+    const announced = (await eventsOf(server, account.ownerKey, "?type=message.sent")).events
+    expect(announced.filter((event) => event.data.id === id)).toHaveLength(1)
+    const posts = graph
+      .requests()
+      .filter((r) => (r.body as { biz_opaque_callback_data?: string }).biz_opaque_callback_data === id)
+    expect(posts).toHaveLength(1)
+  })
+})

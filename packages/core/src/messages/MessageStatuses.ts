@@ -149,15 +149,18 @@ export class MessageStatuses extends Context.Service<
                       accountId,
                       [...dirty].map((id) => latest.get(id)!)
                     )
+                    // The usage counters before the conversations, as every send takes them (Messages.ts):
+                    // a revival's reservation waits for every stripe, and a send holding one of them
+                    // may be about to touch the conversation (found by the soak, bench/SOAK.md).
+                    for (const [period, n] of released) yield* usage.release(accountId, period, n)
+                    for (const [period, n] of revived)
+                      yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
                     if (waIds.size > 0) {
                       yield* conversations.learnWaIds(
                         accountId,
                         [...waIds].map(([id, waId]) => ({ id, waId }))
                       )
                     }
-                    for (const [period, n] of released) yield* usage.release(accountId, period, n)
-                    for (const [period, n] of revived)
-                      yield* Effect.asVoid(usage.reserve(accountId, period, n, NO_LIMIT))
                     yield* emitAll(events)
                     // After the messages are written, so a campaign sees its own last message out of the queue.
                     yield* exits.run({ accountId, touched })

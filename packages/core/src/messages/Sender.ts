@@ -15,7 +15,7 @@ import {
   type SendFailure
 } from "./MessageTransport.ts"
 import { isSendType } from "./UploadedMedia.ts"
-import type { DeliveryError as Failure } from "./StatusMerge.ts"
+import { type DeliveryError as Failure, OUTCOME_UNKNOWN } from "./StatusMerge.ts"
 import { type ClaimedMessage, OutboundQueue } from "./OutboundQueue.ts"
 
 export interface Options {
@@ -150,7 +150,7 @@ export const layer = (options: Options = {}) =>
         Effect.gen(function* () {
           if (failure._tag === "OutcomeUnknown") {
             return failed(claimed, at, {
-              code: "outcome_unknown",
+              code: OUTCOME_UNKNOWN,
               message: `The provider may have the message (${failure.reason}); it is not sent again`,
               provider_code: null
             })
@@ -289,7 +289,7 @@ export const layer = (options: Options = {}) =>
           if (message.interrupted) {
             endings.push(
               failed(message, at, {
-                code: "outcome_unknown",
+                code: OUTCOME_UNKNOWN,
                 message:
                   "The sender stopped during the send; the provider may have the message, so it is not sent again",
                 provider_code: null

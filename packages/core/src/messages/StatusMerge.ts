@@ -42,6 +42,9 @@ export type Merged =
 
 const unchanged: Merged = { changed: false }
 
+/** The sender's own failure code for a send whose fate it could not tell (contract-messaging §7.3). */
+export const OUTCOME_UNKNOWN = "outcome_unknown"
+
 const rank = { queued: 0, sent: 1, delivered: 2, read: 3 } as const
 
 /** What a `failed` status without `errors[]` records, so a failed message always says why. */
@@ -71,12 +74,15 @@ export const merge = (current: Delivery, incoming: Incoming): Merged => {
       return unchanged
     case "failed":
       // Only our own "we could not tell" failure yields: the provider did accept it (§7.3).
-      if (incoming.status === "failed" || current.error?.code !== "outcome_unknown") return unchanged
+      if (incoming.status === "failed" || current.error?.code !== OUTCOME_UNKNOWN) return unchanged
       return { changed: true, next: advance(current, incoming.status, incoming.at), accepted: true }
     default: {
       if (incoming.status === "failed") {
         // Delivered or read is a fact a late failure cannot undo.
         if (current.status === "delivered" || current.status === "read") return unchanged
+        // Nor is WhatsApp's "sent" undone by our own doubt: its status can come before the send's
+        // answer, and a send that then times out learns nothing the status had not told (§7.3).
+        if (current.status === "sent" && incoming.error?.code === OUTCOME_UNKNOWN) return unchanged
         return {
           changed: true,
           next: {

@@ -177,6 +177,12 @@ export class Orders extends Context.Service<
             const next = yield* moved(current, input, now)
             const advanced = Versioned.advance(current, next, now)
             if (advanced === current) return current
+            // The notice (usage counters, then its conversation) before the stock, the order every
+            // transaction takes them in: a webhook revives a send (usage), stores a customer's
+            // message (conversation), then places their cart (stock). Stock first deadlocked with it
+            // (found by the soak, bench/SOAK.md; docs/performance.md, "The usage counters, then
+            // conversations, then stock").
+            if (advanced.status !== current.status) yield* notices.statusMoved(accountId, principal.userId, advanced)
             if (OrderState.returnsStock(current.status, advanced.status)) {
               yield* products.returnStock(accountId, stockOf(current), now)
             }
@@ -186,7 +192,6 @@ export class Orders extends Context.Service<
                 withOutbox
               )
             }
-            if (advanced.status !== current.status) yield* notices.statusMoved(accountId, principal.userId, advanced)
             return advanced
           })
         )

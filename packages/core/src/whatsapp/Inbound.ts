@@ -281,18 +281,22 @@ export class Inbound extends Context.Service<
                 }
                 const { accountId, channel } = connection
                 const asSystem = Effect.provideService(CurrentPrincipal, systemPrincipal(accountId, "whatsapp"))
+                // Statuses first: a revival's usage reservation waits for every usage stripe, so it must
+                // come before the customers' conversations are locked by their messages, as a send takes
+                // its stripe before its conversation (Messages.ts); the other order deadlocked with a
+                // reply to one of those customers (found by the soak, bench/SOAK.md).
+                if (change.statuses.length > 0) {
+                  const ours = yield* asSystem(applyStatuses(accountId, channel.id, change.statuses))
+                  ours.forEach((known, i) => {
+                    if (!known) receipts[change.statusFrom[i]!]!.skipped++
+                  })
+                }
                 if (change.messages.length > 0) {
                   const stored = yield* asSystem(storeMessages(accountId, channel.id, change.messages))
                   stored.forEach((fresh, i) => {
                     const receipt = receipts[change.messageFrom[i]!]!
                     if (fresh) receipt.stored++
                     else receipt.duplicates++
-                  })
-                }
-                if (change.statuses.length > 0) {
-                  const ours = yield* asSystem(applyStatuses(accountId, channel.id, change.statuses))
-                  ours.forEach((known, i) => {
-                    if (!known) receipts[change.statusFrom[i]!]!.skipped++
                   })
                 }
                 for (const error of change.errors) {

@@ -63,3 +63,65 @@ export const holdLock = (databaseUrl: string, table: string, mode: string) =>
     )
     held.catch(reject)
   })
+
+/** A transaction of the test's own on one connection, statement by statement, until `commit`. */
+export interface Session {
+  readonly run: <A = Record<string, unknown>>(statement: string) => Promise<ReadonlyArray<A>>
+  readonly commit: () => Promise<void>
+}
+
+/**
+ * Opens a transaction from outside any Leadline process and runs what the test sends it, in order,
+ * so the test can stop between two statements while a server works. A failed statement rolls the
+ * transaction back; `run` rejects with its error.
+ */
+export const openTransaction = (databaseUrl: string) =>
+  new Promise<Session>((resolve, reject) => {
+    type Step = {
+      readonly statement: string | undefined
+      readonly done: (rows: ReadonlyArray<any>) => void
+      readonly fail: (error: unknown) => void
+    }
+    const steps: Array<Step> = []
+    let wake: (() => void) | undefined
+    const nextStep = () =>
+      new Promise<Step>((take) => {
+        const step = steps.shift()
+        if (step !== undefined) return take(step)
+        wake = () => {
+          wake = undefined
+          take(steps.shift()!)
+        }
+      })
+    const send = (statement: string | undefined) =>
+      new Promise<ReadonlyArray<any>>((done, fail) => {
+        steps.push({ statement, done, fail })
+        wake?.()
+      })
+    const ended = Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              resolve({
+                run: (statement) => send(statement),
+                commit: () => send(undefined).then(() => ended)
+              })
+              while (true) {
+                const step = yield* Effect.promise(nextStep)
+                if (step.statement === undefined) return step.done([])
+                const result = yield* Effect.result(sql.unsafe(step.statement))
+                if (result._tag === "Failure") {
+                  step.fail(result.failure)
+                  return yield* Effect.fail(result.failure)
+                }
+                step.done(result.success as ReadonlyArray<any>)
+              }
+            })
+          )
+        }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })))
+      )
+    )
+    ended.catch(reject)
+  })

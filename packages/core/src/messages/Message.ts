@@ -304,9 +304,7 @@ const MediaSend = (type: SendType) =>
         .annotate({ description: "An https URL WhatsApp fetches the file from (no private or internal host)" })
     ),
     caption: Schema.optional(
-      bounded("caption", MAX_CAPTION).annotate({
-        description: "Image, video and document: up to 1024 characters (audio and stickers have none)"
-      })
+      bounded("caption", MAX_CAPTION).annotate({ description: "Image, video and document: up to 1024 characters" })
     ),
     filename: Schema.optional(
       bounded("filename", MAX_FILENAME).annotate({

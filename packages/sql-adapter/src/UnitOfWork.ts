@@ -95,9 +95,12 @@ export const writeBehind = (
   const writes = given.map((write) => (write instanceof Signalling ? write : { write }))
   return Effect.flatMap(CurrentUnit, (unit) =>
     unit === undefined
-      ? Effect.flatMap(orDie(sql<Record<string, unknown>>`${fused(sql, writes)}`), (rows) =>
-          Effect.forEach(signalled(writes, rows), (signal) => signal, { discard: true })
-        )
+      ? Effect.suspend(() => {
+          const { statement, signalsOf } = fused(sql, writes)
+          return Effect.flatMap(orDie(sql<Record<string, unknown>>`${statement}`), (rows) =>
+            Effect.forEach(signalsOf(rows), (signal) => signal, { discard: true })
+          )
+        })
       : Effect.sync(() => void unit.writes.push(...writes))
   )
 }
@@ -215,16 +218,28 @@ export const forget = <A>(notes: Notes<A>, id: string): Effect.Effect<void> =>
  * made. PostgreSQL runs the writing CTEs that nothing reads after its main query, from the last
  * listed to the first (ExecPostprocessPlan; sql-unit-of-work.test.ts pins it), so they are listed in
  * reverse: a write made last to hold a contended row lock for the shortest time (an order's stock)
- * does run last, and takes the lock only for the statement's after-triggers and the commit.
+ * does run last, and takes the lock only for the statement's after-triggers and the commit. With
+ * it, how to read from its rows the signals of the writes that wrote.
  */
-const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Pending>, commitEarly = false): Statement.Fragment => {
-  if (writes.length === 1 && !commitEarly) return writes[0]!.write
+const fused = (
+  sql: SqlClient.SqlClient,
+  writes: ReadonlyArray<Pending>,
+  commitEarly = false
+): {
+  readonly statement: Statement.Fragment
+  readonly signalsOf: (rows: ReadonlyArray<Record<string, unknown>>) => ReadonlyArray<Effect.Effect<void>>
+} => {
+  if (writes.length === 1 && !commitEarly) {
+    // Alone, the write is the statement: its own rows say whether it wrote.
+    const { write, signal } = writes[0]!
+    return { statement: write, signalsOf: (rows) => (signal !== undefined && rows.length > 0 ? [signal] : []) }
+  }
   // A signalling write is read by the main query (whether it wrote), so it runs before the
   // writes nothing reads; those keep their order among themselves.
   const flags = writes.flatMap((pending, i) =>
     pending.signal === undefined ? [] : [sql`EXISTS (SELECT 1 FROM ${sql.literal(`w${i}`)}) AS ${sql.literal(`s${i}`)}`]
   )
-  return sql`WITH ${sql.join(
+  const statement = sql`WITH ${sql.join(
     ", ",
     false
   )(writes.map((pending, i) => sql`${sql.literal(`w${i}`)} AS (${pending.write})`).reverse())} SELECT ${sql.join(
@@ -235,21 +250,13 @@ const fused = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Pending>, commitE
     commitEarly ? sql`set_config('synchronous_commit', 'off', true)` : sql`1`,
     ...flags
   ])}`
-}
-
-/** The signals of the writes that wrote, from what their statement (`fused`) returned. */
-const signalled = (
-  writes: ReadonlyArray<Pending>,
-  rows: ReadonlyArray<Record<string, unknown>>,
-  commitEarly = false
-): ReadonlyArray<Effect.Effect<void>> => {
-  if (writes.length === 1 && !commitEarly) {
-    const signal = writes[0]!.signal
-    return signal !== undefined && rows.length > 0 ? [signal] : []
+  return {
+    statement,
+    signalsOf: (rows) =>
+      writes.flatMap((pending, i) =>
+        pending.signal !== undefined && rows[0]?.[`s${i}`] === true ? [pending.signal] : []
+      )
   }
-  return writes.flatMap((pending, i) =>
-    pending.signal !== undefined && rows[0]?.[`s${i}`] === true ? [pending.signal] : []
-  )
 }
 
 const run = (sql: SqlClient.SqlClient, fragment: Statement.Fragment, conn: Connection) => {
@@ -283,9 +290,9 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
       // A presumed write that fails here fails the presumption, whichever statement it waited for.
       const flush = Effect.suspend(() => {
         if (unit.writes.length === 0 || conn === undefined) return Effect.void
-        const writes = unit.writes.splice(0)
-        const sent = Effect.map(run(sql, fused(sql, writes), conn), (rows) => {
-          unit.afterCommit.push(...signalled(writes, rows))
+        const { statement, signalsOf } = fused(sql, unit.writes.splice(0))
+        const sent = Effect.map(run(sql, statement, conn), (rows) => {
+          unit.afterCommit.push(...signalsOf(rows))
         })
         return unit.presumed ? Effect.catch(sent, () => Effect.die(new PresumptionFailed())) : sent
       })
@@ -339,12 +346,12 @@ const attempt = <A, E, R>(sql: SqlClient.SqlClient, effect: Effect.Effect<A, E, 
         if (Exit.isFailure(exit)) return begun ? Effect.ignore(conn!.execute("ROLLBACK", [], undefined)) : Effect.void
         if (!begun) {
           if (written === 0) return Effect.void
-          const statement = fused(sql, unit.writes, committedEarly)
+          const { statement, signalsOf } = fused(sql, unit.writes, committedEarly)
           // Interruptible like the unit's own statements: a request that timed out cancels it.
           const sent = conn === undefined ? sql<Record<string, unknown>>`${statement}` : run(sql, statement, conn)
           return restore(
             Effect.map(sent, (rows) => {
-              unit.afterCommit.push(...signalled(unit.writes, rows, committedEarly))
+              unit.afterCommit.push(...signalsOf(rows))
             })
           )
         }

@@ -119,6 +119,15 @@ export class Signalling implements Pending {
 }
 
 /**
+ * For a statement whose row says whether it wrote (`SELECT EXISTS (…) AS wrote`): `signal` once
+ * the unit commits, if it did (`afterCommit`).
+ */
+export const afterCommitIfWrote =
+  (signal: Effect.Effect<void>) =>
+  ([row]: ReadonlyArray<{ readonly wrote?: unknown }>): Effect.Effect<void> =>
+    row?.wrote === true ? afterCommit(signal) : Effect.void
+
+/**
  * Runs `effect` once the unit has committed, and not at all if it rolls back; outside a unit, at
  * once (the write before it has committed on its own). For announcements (Notifications.ts): a
  * wake-up sent inside the transaction would hold every other notifying commit back until this

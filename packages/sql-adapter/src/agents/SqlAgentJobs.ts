@@ -3,14 +3,14 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { type AgentJob, AgentJobsRepo } from "@leadline/core/agents/AgentJobsRepo"
 import { orDie } from "../internal/store.ts"
 import { AGENT_JOBS_CHANNEL, Notifications } from "../Notifications.ts"
-import { afterCommit } from "../UnitOfWork.ts"
+import { afterCommitIfWrote } from "../UnitOfWork.ts"
 
 export const layer = Layer.effect(
   AgentJobsRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
-    const jobsQueued = afterCommit(notifications.announce(AGENT_JOBS_CHANNEL))
+    const jobsQueued = notifications.announce(AGENT_JOBS_CHANNEL)
     return AgentJobsRepo.of({
       wakeups: notifications.listen(AGENT_JOBS_CHANNEL),
       enqueue: (accountId, jobs, now) =>
@@ -31,9 +31,7 @@ export const layer = Layer.effect(
           )}::jsonb) AS j(id text, conversation_id text, message_id text, agent_id text)
           ON CONFLICT (account_id, message_id) DO NOTHING
           RETURNING 1)
-          SELECT EXISTS (SELECT 1 FROM inserted) AS inserted`).pipe(
-          Effect.flatMap(([row]) => (row?.inserted === true ? jobsQueued : Effect.void))
-        ),
+          SELECT EXISTS (SELECT 1 FROM inserted) AS wrote`).pipe(Effect.flatMap(afterCommitIfWrote(jobsQueued))),
       claim: (now, leaseUntil, limit) =>
         orDie(sql<{
           account_id: string

@@ -5,7 +5,7 @@ import { MediaQueue } from "@leadline/core/whatsapp/MediaQueue"
 import { json, orDie } from "../internal/store.ts"
 import { MEDIA_CHANNEL, Notifications } from "../Notifications.ts"
 import * as SealedSecrets from "../sealing/SealedSecrets.ts"
-import { afterCommit } from "../UnitOfWork.ts"
+import { afterCommitIfWrote } from "../UnitOfWork.ts"
 
 const at = (millis: number) => new Date(millis).toISOString()
 
@@ -15,7 +15,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const notifications = yield* Notifications
-    const mediaQueued = afterCommit(notifications.announce(MEDIA_CHANNEL))
+    const mediaQueued = notifications.announce(MEDIA_CHANNEL)
     const keyring = yield* SealedSecrets.SecretKeyring
 
     return MediaQueue.of({
@@ -31,9 +31,7 @@ export const layer = Layer.effect(
             ON CONFLICT DO NOTHING
             RETURNING 1
           )
-          SELECT EXISTS (SELECT 1 FROM queued) AS queued`).pipe(
-              Effect.flatMap(([row]) => (row?.queued === true ? mediaQueued : Effect.void))
-            ),
+          SELECT EXISTS (SELECT 1 FROM queued) AS wrote`).pipe(Effect.flatMap(afterCommitIfWrote(mediaQueued))),
       // Due files, skipping those another fetcher holds; each claim counts as an attempt.
       claim: (worker, now, leaseMillis, limit) =>
         orDie(sql<Record<string, unknown>>`

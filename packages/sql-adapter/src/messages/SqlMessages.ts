@@ -7,7 +7,7 @@ import type { OutboundStatus } from "@leadline/core/messages/StatusMerge"
 import * as Tallies from "../internal/tallies.ts"
 import { iso, isoOrNull, json, orDie, textArray } from "../internal/store.ts"
 import { MESSAGES_CHANNEL, Notifications } from "../Notifications.ts"
-import { afterCommit } from "../UnitOfWork.ts"
+import { afterCommitIfWrote } from "../UnitOfWork.ts"
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const parsed = <A>(value: unknown): A | null => (value === null || value === undefined ? null : json<A>(value))
@@ -106,7 +106,7 @@ export const layer = Layer.effect(
   MessagesRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const messagesQueued = afterCommit((yield* Notifications).announce(MESSAGES_CHANNEL))
+    const messagesQueued = (yield* Notifications).announce(MESSAGES_CHANNEL)
     const columns = sql.unsafe(COLUMNS)
     const read = (statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, any>) =>
       orDie(Effect.map(statement, (rows) => rows.map(toMessage))) as Effect.Effect<ReadonlyArray<Message>>
@@ -255,9 +255,7 @@ export const layer = Layer.effect(
               text text, template jsonb, interactive jsonb, reply_to jsonb, media jsonb, status text, sender_type text, sender_id text, campaign_id text,
               scheduled_at timestamptz, created_at timestamptz, updated_at timestamptz)`
           )})
-          SELECT EXISTS (SELECT 1 FROM inserted) AS inserted`).pipe(
-              Effect.flatMap(([row]) => (row?.inserted === true ? messagesQueued : Effect.void))
-            ),
+          SELECT EXISTS (SELECT 1 FROM inserted) AS wrote`).pipe(Effect.flatMap(afterCommitIfWrote(messagesQueued))),
       // Not begun: a message whose send began (`sending_since`) ends by its own outcome.
       cancelQueued: (accountId, campaignId, now) =>
         read(sql`

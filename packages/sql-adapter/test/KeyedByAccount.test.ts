@@ -78,7 +78,8 @@ for (const database of TestDatabases.all) {
       runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(statement)))
 
     it("apply after the rows were written", () => {
-      expect(applied).toEqual([
+      // The migrations after them apply too; these two are what this file is about.
+      expect(applied.filter(([number]) => number <= 45)).toEqual([
         [44, "webhooks_keyed_by_account"],
         [45, "media_keyed_by_account"]
       ])

@@ -79,11 +79,11 @@ describe("finding leads in an account with many (the plans of GET /api/v1/leads'
   }
   const anchor = (n: number) =>
     ({ id: `ld_${String(n).padStart(26, "0")}` }) as unknown as Parameters<typeof LeadSearch.pageOf>[0][number]
-  const planOf = (search: LeadSearch.LeadSearch) =>
+  const planOf = (search: LeadSearch.LeadSearch, narrow = false) =>
     run(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        const [statement, params] = SqlLeads.searchQuery(sql, ACCOUNT, search).compile()
+        const [statement, params] = SqlLeads.searchQuery(sql, ACCOUNT, search, narrow).compile()
         const rows = yield* sql.unsafe<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${statement}`, params)
         const raw = rows[0]!["QUERY PLAN"]
         return JSON.stringify(typeof raw === "string" ? JSON.parse(raw) : raw)
@@ -105,16 +105,57 @@ describe("finding leads in an account with many (the plans of GET /api/v1/leads'
     expect(plan).not.toContain('"Node Type":"Seq Scan"')
   })
 
-  it("finds names and phones by prefix through their indexes, not by reading the account", async () => {
-    const plan = await planOf({
-      filter: { ...filter, prefix: "+1415000012", phoneDigits: "1415000012" },
-      order: { key: "created_at", descending: true },
-      window: { by: "offset", offset: 0 },
-      limit: 50
-    })
+  it("reads a narrow search's matches out of the name, email and phone indexes and sorts them, not walking the account", async () => {
+    const plan = await planOf(
+      {
+        filter: { ...filter, prefix: "+1415000012", phoneDigits: "1415000012" },
+        order: { key: "created_at", descending: true },
+        window: { by: "offset", offset: 0 },
+        limit: 50
+      },
+      true
+    )
     expect(plan).toContain('"Index Name":"leads_by_phone"')
     expect(plan).toContain('"Index Name":"leads_by_name"')
+    expect(plan).toContain('"Index Name":"leads_by_email"')
+    expect(plan).not.toContain('"Index Name":"leads_newest_first"')
     expect(plan).not.toContain('"Node Type":"Seq Scan"')
+  })
+
+  it("counts a search's matches in the indexes alone, up to one past the narrow bound", async () => {
+    const count = (prefix: string, phoneDigits: string | undefined) =>
+      run(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const query = SqlLeads.matchesQuery(sql, ACCOUNT, { ...filter, prefix, phoneDigits })
+          const [statement, params] = query.compile()
+          const [plan] = yield* sql.unsafe<{ "QUERY PLAN": unknown }>(`EXPLAIN (FORMAT JSON) ${statement}`, params)
+          const [row] = yield* query
+          return { matches: Number(row!.matches), plan: JSON.stringify(plan!["QUERY PLAN"]) }
+        })
+      )
+    // "+1415000012" starts the phones of leads 120 to 129; no name or email starts with it.
+    const narrow = await count("+1415000012", "1415000012")
+    expect(narrow.matches).toBe(10)
+    expect(narrow.plan).toContain('"Node Type":"Index Only Scan"')
+    expect(narrow.plan).not.toContain('"Node Type":"Seq Scan"')
+    expect(narrow.plan).not.toContain('"Node Type":"Index Scan"')
+    // "lead 1" starts 11,111 names: counted no further than the bound.
+    const broad = await count("lead 1", undefined)
+    expect(broad.matches).toBe(SqlLeads.NARROW_SEARCH + 1)
+    expect(broad.plan).not.toContain('"Node Type":"Index Scan"')
+  })
+
+  it.each([
+    ["", undefined],
+    ["lead 12", "lead 13"],
+    ["+1415", "+1416"],
+    ["az", "a{"],
+    ["\u{10FFFF}", undefined],
+    ["a\u{10FFFF}", "b"],
+    ["\u{D7FF}", "\u{E000}"]
+  ] as const)("ends the range of strings that start with %j before %j", (prefix, end) => {
+    expect(SqlLeads.after(prefix)).toBe(end)
   })
 
   it("answers a search as the memory store does", async () => {
@@ -135,6 +176,38 @@ describe("finding leads in an account with many (the plans of GET /api/v1/leads'
       ...Array.from({ length: 10 }, (_, i) => `Lead 4999${i}`)
     ])
     expect(found.hasMore).toBe(false)
+  })
+
+  it("pages a narrow search (fewer matches than the bound, read whole and sorted) as the memory store does", async () => {
+    // "lead 49" starts 1,111 names (Lead 49, 490-499, 4900-4999, 49000-49999): under the bound, read whole.
+    const expected = Array.from({ length: ROWS }, (_, i) => i + 1)
+      .filter((n) => `lead ${n}`.startsWith("lead 49"))
+      .sort((a, b) => b - a)
+      .map((n) => `Lead ${n}`)
+    expect(expected.length).toBeLessThanOrEqual(SqlLeads.NARROW_SEARCH)
+    const search = (window: LeadSearch.LeadSearch["window"]) =>
+      run(
+        Effect.gen(function* () {
+          const repo = yield* LeadsRepo
+          return yield* repo.search(ACCOUNT, {
+            filter: { ...filter, prefix: "lead 49", phoneDigits: undefined },
+            order: { key: "created_at", descending: true },
+            window,
+            limit: 25
+          })
+        }).pipe(Effect.provide(SqlLeads.layer))
+      )
+    const first = await search({ by: "offset", offset: 0 })
+    expect(first.items.map((lead) => lead.name)).toEqual(expected.slice(0, 25))
+    expect(first.hasMore).toBe(true)
+    const deep = await search({ by: "offset", offset: 1100 })
+    expect(deep.items.map((lead) => lead.name)).toEqual(expected.slice(1100))
+    expect(deep.hasMore).toBe(false)
+    const next = await search({ by: "after", anchor: first.items.at(-1)! })
+    expect(next.items.map((lead) => lead.name)).toEqual(expected.slice(25, 50))
+    const back = await search({ by: "before", anchor: next.items[0]! })
+    expect(back.items.map((lead) => lead.name)).toEqual(expected.slice(0, 25))
+    expect(back.hasMore).toBe(false)
   })
 
   it("answers a broad search (more matches than it sorts whole) as the memory store does, by offset and by cursor", async () => {

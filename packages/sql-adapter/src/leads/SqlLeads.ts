@@ -85,26 +85,44 @@ const audienceWhere = (sql: SqlClient.SqlClient, accountId: string, audience: Au
   ])
 }
 
-// LIKE's own characters in a caller's search are matched as themselves.
-const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+/**
+ * The first string after every string that starts with `prefix` (its last character moved up by one),
+ * or `undefined` when there is none. Under the C collation strings compare by code point, so "starts
+ * with p" is exactly `p <= value < after(p)`: a range an index answers, in a custom plan and in the
+ * generic one a prepared statement falls back to (LIKE's prefix needs the pattern at planning time).
+ */
+export const after = (prefix: string): string | undefined => {
+  const points = Array.from(prefix, (c) => c.codePointAt(0)!)
+  while (points.length > 0) {
+    const next = points.pop()! + 1
+    // A surrogate is no character of its own: the one after U+D7FF is U+E000.
+    if (next <= 0x10ffff) return String.fromCodePoint(...points, next === 0xd800 ? 0xe000 : next)
+  }
+  return undefined
+}
 
-/** `LeadSearch.matches` in SQL (docs/contract.md, "Finding leads"), on the indexes of migration 0038. */
+const startsWith = (sql: SqlClient.SqlClient, column: string, prefix: string) => {
+  const value = sql.unsafe(column)
+  const upper = after(prefix)
+  return upper === undefined ? sql`${value} >= ${prefix}` : sql`${value} >= ${prefix} AND ${value} < ${upper}`
+}
+
+/** What `q` matches, one term per index (migrations 0038 and 0046): names, emails, phones by prefix. */
+const prefixTerms = (sql: SqlClient.SqlClient, filter: LeadFilter) =>
+  filter.prefix === undefined
+    ? []
+    : [
+        startsWith(sql, `lower(name) COLLATE "C"`, filter.prefix),
+        sql`email IS NOT NULL AND ${startsWith(sql, `lower(email) COLLATE "C"`, filter.prefix)}`,
+        ...(filter.phoneDigits === undefined ? [] : [startsWith(sql, `phone COLLATE "C"`, `+${filter.phoneDigits}`)])
+      ]
+
+/** `LeadSearch.matches` in SQL (docs/contract.md, "Finding leads"), on the indexes of migrations 0038 and 0046. */
 const searchWhere = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFilter) => {
-  const found =
-    filter.prefix === undefined
-      ? []
-      : [
-          sql.or([
-            sql`lower(name) COLLATE "C" LIKE ${likePrefix(filter.prefix)}`,
-            sql`(email IS NOT NULL AND lower(email) COLLATE "C" LIKE ${likePrefix(filter.prefix)})`,
-            ...(filter.phoneDigits === undefined
-              ? []
-              : [sql`phone COLLATE "C" LIKE ${likePrefix(`+${filter.phoneDigits}`)}`])
-          ])
-        ]
+  const terms = prefixTerms(sql, filter)
   return sql.and([
     sql`account_id = ${accountId}::uuid`,
-    ...found,
+    ...(terms.length === 0 ? [] : [sql.or(terms)]),
     ...(filter.statuses.length > 0 ? [sql`status = ANY(${textArray(filter.statuses)}::text[])`] : []),
     ...(filter.tags.length > 0 ? [sql`tags ?| ${textArray(filter.tags)}::text[]`] : []),
     ...(filter.assignedUserId === undefined
@@ -118,6 +136,30 @@ const searchWhere = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFi
   ])
 }
 
+/**
+ * Up to this many leads matching `q`, a search reads every match and sorts them; past it, it walks the
+ * list's own order and keeps the matches, as any other filter does. Walking finds a page among m matches
+ * of n leads after about 51·n/m rows, reading them all costs m: at a million leads the two meet near
+ * 2,000 (docs/performance.md, "A search that matches few leads").
+ */
+export const NARROW_SEARCH = 2_000
+
+/**
+ * How many leads `q` matches, counted up to one past `NARROW_SEARCH` per term in the terms' own indexes
+ * (index-only: each names its column besides its key), so it costs about the same for a rare prefix and
+ * a common one. A lead matching two terms counts twice: an overcount only makes the search walk.
+ */
+export const matchesQuery = (sql: SqlClient.SqlClient, accountId: string, filter: LeadFilter) =>
+  sql<{ matches: number }>`SELECT ${sql.join(
+    " + ",
+    false
+  )(
+    prefixTerms(sql, filter).map(
+      (term) => sql`(SELECT count(*) FROM (SELECT FROM leads WHERE account_id = ${accountId}::uuid AND ${term}
+                      LIMIT ${NARROW_SEARCH + 1}::int) AS counted)`
+    )
+  )} AS matches`
+
 // The sort key as SQL has it: names in lower case under the C collation, as `LeadSearch.sortValue`.
 const SORT_KEY = { created_at: "created_at", updated_at: "updated_at", name: `lower(name) COLLATE "C"` } as const
 
@@ -126,7 +168,7 @@ const SORT_KEY = { created_at: "created_at", updated_at: "updated_at", name: `lo
  * back), the extra one saying whether there are more. A cursor compares (key, id) with the anchor's
  * own row, read in the statement, so both sides are in the database's precision and collation.
  */
-export const searchQuery = (sql: SqlClient.SqlClient, accountId: string, search: LeadSearch) => {
+export const searchQuery = (sql: SqlClient.SqlClient, accountId: string, search: LeadSearch, narrow = false) => {
   const key = sql.unsafe(SORT_KEY[search.order.key])
   const window = search.window
   // A page before the anchor walks the order backwards from it.
@@ -139,10 +181,15 @@ export const searchQuery = (sql: SqlClient.SqlClient, accountId: string, search:
           sql`(${key}, id) ${sql.unsafe(descending ? "<" : ">")} (SELECT ${key}, id FROM leads
                 WHERE account_id = ${accountId}::uuid AND id = ${window.anchor.id})`
         ]
-  return sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads
-    WHERE ${sql.and([searchWhere(sql, accountId, search.filter), ...cursor])}
-    ORDER BY ${key} ${direction}, id ${direction}
+  const where = sql.and([searchWhere(sql, accountId, search.filter), ...cursor])
+  const page = sql`ORDER BY ${key} ${direction}, id ${direction}
     LIMIT ${search.limit + 1}::int OFFSET ${window.by === "offset" ? window.offset : 0}::int`
+  // Narrow: the matches are read whole, out of the terms' indexes, and sorted; the fence keeps the
+  // planner from walking the order instead, which it prefers when it guesses more matches than there are.
+  return narrow
+    ? sql<LeadRow>`WITH found AS MATERIALIZED (SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE ${where})
+        SELECT ${sql.unsafe(COLUMNS)} FROM found ${page}`
+    : sql<LeadRow>`SELECT ${sql.unsafe(COLUMNS)} FROM leads WHERE ${where} ${page}`
 }
 
 const optOutValue = (optOut: MarketingOptOut | null) => (optOut === null ? null : JSON.stringify(optOut))
@@ -219,7 +266,17 @@ export const layer = Layer.effect(
                                  WHERE account_id = ${accountId}::uuid`
         ).pipe(Effect.map(([row]) => row?.total ?? 0)),
       search: (accountId, search) =>
-        orDie(searchQuery(sql, accountId, search)).pipe(
+        orDie(
+          Effect.flatMap(
+            search.filter.prefix === undefined
+              ? Effect.succeed(false)
+              : Effect.map(
+                  matchesQuery(sql, accountId, search.filter),
+                  ([row]) => Number(row?.matches) <= NARROW_SEARCH
+                ),
+            (narrow) => searchQuery(sql, accountId, search, narrow)
+          )
+        ).pipe(
           Effect.map((rows) => {
             const hasMore = rows.length > search.limit
             const page = rows.slice(0, search.limit).map(toLead)

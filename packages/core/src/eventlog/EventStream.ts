@@ -42,10 +42,15 @@ const PENDING_RETRY_CAP_MILLIS = 200
 /** Without a wake-up (a lost LISTEN connection), the server still reads the log this often. */
 const FALLBACK_MILLIS = 1_000
 
+/** A heartbeat in a stream's queue: the same object for every stream. */
+const HEARTBEAT: { readonly _tag: "Heartbeat" } = { _tag: "Heartbeat" }
+
 interface Subscriber {
   readonly types: ReadonlySet<string>
-  readonly queue: Queue.Queue<Envelope, Cause.Done>
+  readonly queue: Queue.Queue<Envelope | typeof HEARTBEAT, Cause.Done>
   overflowed: boolean
+  /** Whether an event went to it since the last heartbeat round. */
+  busy: boolean
 }
 
 /**
@@ -58,10 +63,15 @@ interface Subscriber {
 export class EventStream extends Context.Service<
   EventStream,
   {
-    /** The stream a key asked for; `lastEventId` is the `Last-Event-ID` header, which wins over the query's. */
+    /**
+     * The stream a key asked for; `lastEventId` is the `Last-Event-ID` header, which wins over the
+     * query's. `until`, when given, ends the stream (after what it holds) once it succeeds: a server
+     * closing ends its streams so clients reconnect elsewhere.
+     */
     readonly open: (
       query: EventStreamQuery,
-      lastEventId: string | undefined
+      lastEventId: string | undefined,
+      until?: Effect.Effect<void>
     ) => Effect.Effect<Stream.Stream<StreamItem>, PermissionDenied | InvalidInput, CurrentPrincipal>
     /** Streams open on this server, for tests and metrics. */
     readonly openCount: Effect.Effect<number>
@@ -88,9 +98,9 @@ export class EventStream extends Context.Service<
       // (`start`), or at the log's head when it resumes from further back.
       const subscribe = (accountId: string, types: ReadonlyArray<string>, start: Position | undefined) =>
         Effect.gen(function* () {
-          const queue = yield* Queue.bounded<Envelope, Cause.Done>(settings.buffer)
+          const queue = yield* Queue.bounded<Envelope | typeof HEARTBEAT, Cause.Done>(settings.buffer)
           const head = cursor === undefined ? (start ?? (yield* feed.head)) : undefined
-          const subscriber: Subscriber = { types: new Set(types), queue, overflowed: false }
+          const subscriber: Subscriber = { types: new Set(types), queue, overflowed: false, busy: false }
           const set = byAccount.get(accountId) ?? new Set()
           byAccount.set(accountId, set)
           set.add(subscriber)
@@ -113,6 +123,7 @@ export class EventStream extends Context.Service<
           if (set === undefined) continue
           for (const subscriber of set) {
             if (!subscriber.types.has(event.type)) continue
+            subscriber.busy = true
             if (!Queue.offerUnsafe(subscriber.queue, event)) {
               // Too far behind: it ends after what it holds, with a reset, and resumes from its last id.
               subscriber.overflowed = true
@@ -146,6 +157,24 @@ export class EventStream extends Context.Service<
           for (const set of byAccount.values()) for (const subscriber of set) Queue.endUnsafe(subscriber.queue)
         })
       )
+      // Heartbeats come from here, one round for every stream, rather than from a timer merged into
+      // each stream: a merge costs each stream a fiber and a hand-over per event, which at a thousand
+      // streams was most of the fan-out's time (docs/performance.md, "A thousand streams").
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.andThen(
+            Effect.sleep(Duration.millis(settings.heartbeatMillis)),
+            Effect.sync(() => {
+              for (const set of byAccount.values())
+                for (const subscriber of set) {
+                  // A full queue is a stream already far behind: a heartbeat would add nothing.
+                  if (!subscriber.busy) Queue.offerUnsafe(subscriber.queue, HEARTBEAT)
+                  subscriber.busy = false
+                }
+            })
+          )
+        )
+      )
       const wakeup = yield* feed.wakeups
       yield* Effect.forkScoped(
         Effect.gen(function* () {
@@ -165,7 +194,11 @@ export class EventStream extends Context.Service<
         })
       )
 
-      const open_ = Effect.fnUntraced(function* (raw: EventStreamQuery, header: string | undefined) {
+      const open_ = Effect.fnUntraced(function* (
+        raw: EventStreamQuery,
+        header: string | undefined,
+        until?: Effect.Effect<void>
+      ) {
         const principal = yield* CurrentPrincipal
         const query = yield* decodeQuery(raw)
         if (header !== undefined && Option.isNone(decodeId(header))) {
@@ -195,6 +228,13 @@ export class EventStream extends Context.Service<
               subscribe(accountId, types, lastEventId === undefined ? from : undefined),
               ({ subscriber }) => unsubscribe(accountId, subscriber)
             )
+            if (until !== undefined)
+              yield* Effect.forkScoped(
+                Effect.andThen(
+                  until,
+                  Effect.sync(() => Queue.endUnsafe(subscriber.queue))
+                )
+              )
             // What it missed from the log up to where the fan-out stood when it joined: a resume's
             // history, or what a new stream's fan-out passed between its opening and its first read.
             const catchUp =
@@ -208,7 +248,9 @@ export class EventStream extends Context.Service<
                   )
             let last: string | null = lastEventId ?? null
             const delivered = Stream.concat(catchUp, Stream.fromQueue(subscriber.queue)).pipe(
-              Stream.map((event): StreamItem => {
+              Stream.map((item): StreamItem => {
+                if (item === HEARTBEAT) return HEARTBEAT
+                const event = item as Envelope
                 last = event.id
                 return { _tag: "Event", event }
               })
@@ -221,11 +263,7 @@ export class EventStream extends Context.Service<
             )
           })
         )
-        const heartbeats = Stream.tick(Duration.millis(settings.heartbeatMillis)).pipe(
-          Stream.drop(1),
-          Stream.map((): StreamItem => ({ _tag: "Heartbeat" }))
-        )
-        return Stream.merge(events, heartbeats, { haltStrategy: "left" })
+        return events
       }, Tracing.span("EventStream.open"))
 
       return EventStream.of({ open: open_, openCount: Effect.sync(() => open) })

@@ -44,20 +44,15 @@ export const layer = HttpApiBuilder.group(
     const events = yield* EventStream
     return handlers.handle("open", ({ query, headers }) =>
       Effect.gen(function* () {
-        const items = yield* wire(events.open(query, headers["last-event-id"]))
         const request = yield* HttpServerRequest.HttpServerRequest
-        return HttpServerResponse.stream(
-          Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)).pipe(
-            // A server shutting down ends its streams at once: clients reconnect elsewhere with their last id.
-            Stream.interruptWhen(NodeServer.closing(request))
-          ),
-          {
-            contentType: "text/event-stream",
-            // Proxies must pass each message on as it comes (nginx buffers unless told not to); the
-            // connection is the stream's alone, so it closes with it.
-            headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
-          }
-        )
+        // A server shutting down ends its streams at once: clients reconnect elsewhere with their last id.
+        const items = yield* wire(events.open(query, headers["last-event-id"], NodeServer.closing(request)))
+        return HttpServerResponse.stream(Stream.concat(Stream.succeed(OPEN), Stream.map(items, frame)), {
+          contentType: "text/event-stream",
+          // Proxies must pass each message on as it comes (nginx buffers unless told not to); the
+          // connection is the stream's alone, so it closes with it.
+          headers: { "cache-control": "no-cache", "x-accel-buffering": "no", connection: "close" }
+        })
       })
     )
   })

@@ -8,14 +8,15 @@
  * (`STREAM_API_REQUESTS`, 1,000, `STREAM_API_CONCURRENCY`, 4, at a time; each commit wakes the
  * fan-out, which reads the log) while the streamed account gets an event every
  * `STREAM_EVENT_GAP_MS`, once with no stream open and once with the streams open (target: p99
- * with ≤ 1.5× p99 without). Client and server share this machine's two cores (the server pinned
- * to core 0 when taskset exists): the client parses every stream's messages, so its own lag is in
- * the figures. Writes bench/STREAM.md.
+ * with ≤ 1.5× p99 without). The streams are opened and read by a process of their own
+ * (`StreamClients.ts`), so the API's latency is timed by a client that parses none of them; both
+ * share core 1, the server has core 0 (when taskset exists). The events' delays include the
+ * streams' client parsing every message. Writes bench/STREAM.md.
  */
+import { fork } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { cpus, loadavg, totalmem } from "node:os"
 import { join } from "node:path"
-import * as StreamReader from "@leadline/testkit/eventlog/StreamReader"
 import * as Postgres from "./Postgres.ts"
 import * as Processes from "./Processes.ts"
 import { post } from "./Http.ts"
@@ -45,7 +46,8 @@ const createLead = async (url: string, key: string) => {
   })
   const body = (await response.json()) as { id: string }
   if (response.status !== 201) throw new Error(`POST /api/v1/leads: ${response.status} ${JSON.stringify(body)}`)
-  return { id: body.id, answeredAt: performance.now(), millis: performance.now() - started }
+  // Absolute, to compare with the streams' process's receipts.
+  return { id: body.id, answeredAt: performance.timeOrigin + performance.now(), millis: performance.now() - started }
 }
 
 /**
@@ -76,7 +78,17 @@ const main = async () => {
   Processes.pinSelf()
   const db = await Postgres.freshDatabase("stream")
   const server = await Processes.leadline(db.url)
-  const streams: Array<StreamReader.StreamReader> = []
+  const clients = fork(join(import.meta.dirname, "StreamClients.ts"), [], {
+    execArgv: ["--conditions=@leadline/source"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"]
+  })
+  const ask = <A>(message: unknown) =>
+    new Promise<A>((resolve, reject) => {
+      clients.once("message", (answer) => resolve(answer as A))
+      clients.once("error", reject)
+      clients.send(message as object)
+    })
+  // It inherits this process's core (pinSelf above), so the two share core 1.
   try {
     const account = await post(server.url, "/admin/v1/accounts", Processes.ADMIN_TOKEN, {
       name: "Stream",
@@ -92,17 +104,11 @@ const main = async () => {
     log(`API with no stream open: ${API_REQUESTS} creates, ${API_CONCURRENCY} at a time`)
     const alone = await apiLatencies(server.url, apiKey, key)
 
-    log(`opening ${CONNECTIONS} streams`)
-    for (let i = 0; i < CONNECTIONS; i += 100) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(100, CONNECTIONS - i) }, () => StreamReader.open(target, key))
-      )
-      for (const stream of batch) {
-        if (stream.status !== 200) throw new Error(`GET /api/v1/stream: ${stream.status}`)
-        streams.push(stream)
-      }
-    }
-    await Promise.all(streams.map((stream) => stream.until((frame) => frame.comment === "open", 30_000)))
+    log(`opening ${CONNECTIONS} streams (in their own process)`)
+    const { opened } = await ask<{ opened: number }>({
+      open: { baseUrl: target.baseUrl, adminToken: target.adminToken, key, connections: CONNECTIONS }
+    })
+    if (opened !== CONNECTIONS) throw new Error(`${opened} streams opened of ${CONNECTIONS}`)
 
     log(`${EVENTS} events, one every ${EVENT_GAP_MS} ms`)
     const created: Array<{ id: string; answeredAt: number }> = []
@@ -111,27 +117,25 @@ const main = async () => {
       await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS))
     }
     const lastId = created.at(-1)!.id
-    await Promise.all(streams.map((stream) => stream.until((frame) => frame.data?.includes(lastId) === true, 60_000)))
+    const { received } = await ask<{ received: ReadonlyArray<ReadonlyArray<readonly [string, number]>> }>({
+      collect: { ids: created.map((lead) => lead.id), lastId }
+    })
     const answered = new Map(created.map((lead) => [lead.id, lead.answeredAt]))
     const delays: Array<number> = []
     let missing = 0
-    for (const stream of streams) {
+    for (const stream of received) {
       const seen = new Set<string>()
-      for (const frame of stream.frames) {
-        if (frame.event !== "lead.created" || frame.data === undefined) continue
-        const leadId = (JSON.parse(frame.data) as { data: { id: string } }).data.id
-        const at = answered.get(leadId)
-        if (at === undefined) continue
+      for (const [leadId, at] of stream) {
         seen.add(leadId)
         // A stream may hear of the lead before the creator has read its answer: no delay, then.
-        delays.push(Math.max(0, frame.at - at))
+        delays.push(Math.max(0, at - answered.get(leadId)!))
       }
       missing += created.length - seen.size
     }
 
     log(`API with the streams open: ${API_REQUESTS} creates`)
     const withStreams = await apiLatencies(server.url, apiKey, key)
-    for (const stream of streams) stream.close()
+    await ask({ close: true })
 
     const p50 = percentile(delays, 50)
     const p99 = percentile(delays, 99)
@@ -145,7 +149,7 @@ const main = async () => {
       "",
       `Generated by \`npm run bench:stream -w @leadline/bench\` on ${new Date().toISOString()} (issue 34). One server`,
       `process on PostgreSQL ${await Postgres.version(db.url)}, ${CONNECTIONS} \`GET /api/v1/stream\` connections of one`,
-      `account, opened from the benchmark's process. ${Processes.pinning}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"},`,
+      `account, opened and read by a process of their own (the API timed from another). ${Processes.pinning}. Machine: ${cpus().length} × ${cpus()[0]?.model ?? "?"},`,
       `${(totalmem() / 2 ** 30).toFixed(1)} GiB, load ${loadavg()
         .map((n) => n.toFixed(2))
         .join(" ")} at the end.`,
@@ -179,7 +183,7 @@ const main = async () => {
       `p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, missing ${missing}; API p99 ${fixed(aloneP99)} → ${fixed(withP99)} ms`
     )
   } finally {
-    for (const stream of streams) stream.close()
+    clients.kill()
     await server.stop()
     await db.drop()
   }

@@ -1,9 +1,15 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
+import { IdentityApi } from "@leadline/http-adapter/identity/IdentityApi"
+import { routes } from "../api.ts"
 import { touchesInbox, useEvents } from "../live.ts"
 import type { Session } from "../session.ts"
 import { Empty, ErrorText, Field, Loading, Page, Pager, useLoad } from "../ui.tsx"
 import { Thread } from "./Thread.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(ConversationsApi).add(IdentityApi))
 
 const STATUSES = ["open", "pending", "resolved", "snoozed"] as const
 type Status = (typeof STATUSES)[number]

@@ -1,10 +1,16 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import type { Message } from "@leadline/core/messages/Message"
-import { call, fetchBlob, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
+import { TemplatesApi } from "@leadline/http-adapter/templates/TemplatesApi"
+import { fetchBlob, idempotencyKey, routes } from "../api.ts"
 import { Linked, Outward } from "../links.tsx"
 import { touchesInbox, useEvents } from "../live.ts"
 import { Link } from "../router.tsx"
 import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(ConversationsApi).add(TemplatesApi))
 
 /** An outbound message's status as WhatsApp-style ticks, with its name for screen readers. */
 const TICKS: Record<string, { mark: string; label: string }> = {

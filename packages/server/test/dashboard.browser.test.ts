@@ -27,6 +27,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
   let page: Page
   let errors: ReturnType<typeof Browsers.watchErrors>
   let ownerKey: string
+  let accountId: string
   let dataDir: string
   let phoneNumberId: string
 
@@ -66,6 +67,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     const account = await api("POST", "/admin/v1/accounts", server.adminToken, { name: "Browser Ltd" })
     expect(account.status).toBe(201)
     ownerKey = account.body.api_key
+    accountId = account.body.account_id
     browser = await Browsers.launch(executable!)
     // A zone other than the server's UTC, so the analytics page shows that it uses the browser's.
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, timezoneId: "America/Sao_Paulo" })
@@ -391,6 +393,54 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await row.getByText("open", { exact: true }).waitFor()
     expect(await Browsers.unlabelledControls(page)).toEqual([])
     await Browsers.screenshots(page, "conversation-actions")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("assigns a conversation to a teammate by name, and filters the list by that teammate", async () => {
+    // A second user of the account, made by the operator; the inbox lists the account's users on opening.
+    const member = await api("POST", `/admin/v1/accounts/${accountId}/users`, server.adminToken, { role: "member" })
+    expect(member.status).toBe(201)
+    const memberId: string = member.body.user_id
+    const memberName = `Member ${memberId.slice(0, 8)}`
+    await open("Overview")
+    await open("Conversations")
+    const row = page.getByRole("button", { name: /Grace Hopper/ })
+    await row.click()
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await thread.getByRole("heading", { name: "Grace Hopper" }).waitFor()
+    const assign = thread.getByRole("form", { name: "Assign" })
+    // The teammates offered are the account's users: the signed-in owner as "Me", then the member.
+    expect(await assign.getByLabel("Assign to").locator("option").allTextContents()).toEqual([
+      "No one",
+      "Me",
+      memberName
+    ])
+    await assign.getByLabel("Assign to").selectOption({ label: memberName })
+    await assign.getByRole("button", { name: "Assign" }).click()
+    await row.getByText(`assigned to ${memberName}`).waitFor()
+    await thread.getByText(`assigned to ${memberName}`).waitFor()
+    const conversationId = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations.find(
+      (c: { lead: { name: string } }) => c.lead.name === "Grace Hopper"
+    ).id
+    expect((await api("GET", `/api/v1/conversations/${conversationId}`, ownerKey)).body.assigned_user_id).toBe(memberId)
+    // The list filtered by that teammate shows it, by the signed-in user does not.
+    await page.getByLabel("Assignee").selectOption({ label: memberName })
+    await row.waitFor()
+    expect(await page.getByRole("list", { name: "Conversations" }).getByRole("listitem").count()).toBe(1)
+    await page.getByLabel("Assignee").selectOption("Me")
+    await page.getByText("No conversations match these filters.").waitFor()
+    await page.getByLabel("Assignee").selectOption({ label: memberName })
+    await row.waitFor()
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
+    await Browsers.screenshots(page, "conversation-assigned")
+    // Taken back by the signed-in user, the filter by the teammate empties as the list follows.
+    await thread.getByRole("button", { name: "Assign to me" }).click()
+    await page.getByText("No conversations match these filters.").waitFor()
+    expect((await api("GET", `/api/v1/conversations/${conversationId}`, ownerKey)).body.assigned_user_id).toBe(
+      (await api("GET", "/api/me", ownerKey)).body.account.user_id
+    )
+    await page.getByLabel("Assignee").selectOption("Anyone")
+    await row.waitFor()
     expect(errors.take()).toEqual([])
   })
 

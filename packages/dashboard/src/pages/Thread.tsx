@@ -7,6 +7,7 @@ import { fetchBlob, idempotencyKey, routes } from "../api.ts"
 import { Linked, Outward } from "../links.tsx"
 import { touchesInbox, useEvents } from "../live.ts"
 import { Link } from "../router.tsx"
+import { choices, nameOf, type Team } from "../team.ts"
 import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 /** The routes this page calls. */
@@ -203,19 +204,45 @@ const TemplatePicker = (props: { token: string; id: string; onSent: () => void }
   )
 }
 
+/** Assigns the conversation to any user of the account, or to no one. */
+const AssignForm = (props: {
+  team: Team
+  assigned: string | null
+  busy: boolean
+  onAssign: (userId: string | null) => void
+}) => {
+  const [picked, setPicked] = useState(props.assigned ?? "")
+  useEffect(() => setPicked(props.assigned ?? ""), [props.assigned])
+  return (
+    <Form label="Assign" class="assign" onSubmit={() => props.onAssign(picked === "" ? null : picked)}>
+      <Field label="Assign to">
+        <select value={picked} onChange={(event) => setPicked(event.currentTarget.value)}>
+          <option value="">No one</option>
+          {choices(props.team).map((user) => (
+            <option key={user.id} value={user.id}>
+              {user.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Submit busy={props.busy}>Assign</Submit>
+    </Form>
+  )
+}
+
 /**
  * One conversation: its lead, its messages oldest first with their ticks and files, the actions
- * (assign, resolve, reopen) and the reply, or a template once the 24-hour window has closed.
+ * (assign to anyone of the account, resolve, reopen) and the reply, or a template once the 24-hour window has closed.
  * Opening it marks it read, as WhatsApp's own apps do.
  */
 export const Thread = (props: {
   token: string
   id: string
-  userId: string | undefined
+  team: Team
   onChanged: () => void
   onClose: () => void
 }) => {
-  const { token, id } = props
+  const { token, id, team } = props
   const conversation = useLoad(() => call(token, (client) => client.conversations.get({ params: { id } })), [token, id])
   const messages = useLoad(
     () => call(token, (client) => client.conversations.messages({ params: { id }, query: {} })),
@@ -276,9 +303,9 @@ export const Thread = (props: {
               {c.lead.phone} · {c.status}
               {c.assigned_user_id === null
                 ? " · unassigned"
-                : c.assigned_user_id === props.userId
+                : c.assigned_user_id === team.me
                   ? " · assigned to me"
-                  : " · assigned"}
+                  : ` · assigned to ${nameOf(team, c.assigned_user_id)}`}
               {" · "}
               <Link href={`/leads/${c.lead_id}`}>Lead details</Link>
             </p>
@@ -287,17 +314,16 @@ export const Thread = (props: {
         <div class="actions">
           {c === undefined ? null : (
             <>
-              {c.assigned_user_id === null || c.assigned_user_id !== props.userId ? (
-                props.userId === undefined ? null : (
-                  <button
-                    type="button"
-                    disabled={change.busy}
-                    onClick={() => void change.act({ assigned_user_id: props.userId! })}
-                  >
-                    Assign to me
-                  </button>
-                )
-              ) : (
+              {team.me === undefined || c.assigned_user_id === team.me ? null : (
+                <button
+                  type="button"
+                  disabled={change.busy}
+                  onClick={() => void change.act({ assigned_user_id: team.me! })}
+                >
+                  Assign to me
+                </button>
+              )}
+              {c.assigned_user_id === null ? null : (
                 <button
                   type="button"
                   disabled={change.busy}
@@ -322,6 +348,14 @@ export const Thread = (props: {
           </button>
         </div>
       </header>
+      {c === undefined ? null : (
+        <AssignForm
+          team={team}
+          assigned={c.assigned_user_id}
+          busy={change.busy}
+          onAssign={(userId) => void change.act({ assigned_user_id: userId })}
+        />
+      )}
       <ErrorText error={conversation.error} />
       <ErrorText error={change.error} />
       <ErrorText error={markRead.error} />

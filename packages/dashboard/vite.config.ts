@@ -34,7 +34,7 @@ const noNodeModules = (): Plugin => {
  * client of only the groups it calls (`routes` in src/api.ts), not of the whole API: a page load
  * went from 180.0 KB to at most 173.0 KB (Webhooks and Analytics, which need core's event and
  * metric catalogues, and with them every slice), the inbox's from 180.0 to 97.1 KB (97.6 KB with
- * assigning to teammates).
+ * assigning to teammates, 98.2 KB with older messages).
  */
 const BUDGET_GZIP_BYTES = 180 * 1024
 

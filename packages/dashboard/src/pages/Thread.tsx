@@ -1,14 +1,14 @@
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { Message } from "@leadline/core/messages/Message"
 import { HttpApi } from "effect/http-api"
 import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
 import { TemplatesApi } from "@leadline/http-adapter/templates/TemplatesApi"
-import { fetchBlob, idempotencyKey, routes } from "../api.ts"
+import { type ApiError, fetchBlob, idempotencyKey, routes } from "../api.ts"
 import { Linked, Outward } from "../links.tsx"
 import { touchesInbox, useEvents } from "../live.ts"
 import { Link } from "../router.tsx"
 import { choices, nameOf, type Team } from "../team.ts"
-import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
+import { asApiError, Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
 
 /** The routes this page calls. */
 const call = routes(HttpApi.make("dashboard").add(ConversationsApi).add(TemplatesApi))
@@ -204,6 +204,102 @@ const TemplatePicker = (props: { token: string; id: string; onSent: () => void }
   )
 }
 
+/** A conversation's messages, newest first, as far back as they have been read. */
+interface Loaded {
+  readonly messages: ReadonlyArray<Message>
+  /** How many the conversation has in all, from the newest page's `meta.total`. */
+  readonly total: number
+}
+
+/**
+ * The newest page read again, put in front of what was shown. A message that left the newest page
+ * as new ones came stays shown (nothing vanishes from under the reader); if more arrived at once
+ * than a page holds (the two have nothing in common), only the newest page is kept, so no gap is
+ * left unseen between it and the older ones.
+ */
+const withNewest = (
+  shown: Loaded | undefined,
+  page: { readonly messages: ReadonlyArray<Message>; readonly meta: { readonly total: number } }
+): Loaded => {
+  const ids = new Set(page.messages.map((message) => message.id))
+  const before = shown?.messages ?? []
+  const overlaps = before.length === 0 || before.some((message) => ids.has(message.id))
+  return {
+    messages: overlaps ? [...page.messages, ...before.filter((message) => !ids.has(message.id))] : page.messages,
+    total: page.meta.total
+  }
+}
+
+/**
+ * The thread's messages: the newest page, read again on each event of the conversation, and the
+ * older pages "Load older" adds (`before` the oldest shown, so the pages do not shift as messages
+ * arrive).
+ */
+const useMessages = (token: string, id: string) => {
+  const [loaded, setLoaded] = useState<Loaded | undefined>(undefined)
+  const [error, setError] = useState<ApiError | undefined>(undefined)
+  const [round, setRound] = useState(0)
+  useEffect(() => {
+    let live = true
+    call(token, (client) => client.conversations.messages({ params: { id }, query: {} })).then(
+      (page) => {
+        if (!live) return
+        setError(undefined)
+        setLoaded((shown) => withNewest(shown, page))
+      },
+      (failure) => live && setError(asApiError(failure))
+    )
+    return () => {
+      live = false
+    }
+  }, [token, id, round])
+  const loadOlder = useAction(async () => {
+    const oldest = loaded?.messages[loaded.messages.length - 1]
+    if (oldest === undefined) return
+    const page = await call(token, (client) =>
+      client.conversations.messages({ params: { id }, query: { before: oldest.id } })
+    )
+    setLoaded((shown) => {
+      // Cut back to the newest page meanwhile: this page no longer follows what is shown.
+      if (shown === undefined || shown.messages[shown.messages.length - 1]?.id !== oldest.id) return shown
+      const known = new Set(shown.messages.map((message) => message.id))
+      return { ...shown, messages: [...shown.messages, ...page.messages.filter((message) => !known.has(message.id))] }
+    })
+  })
+  return { loaded, error, reload: () => setRound((n) => n + 1), loadOlder }
+}
+
+/**
+ * The thread's scroll box: at the newest message when opened and as messages arrive while the
+ * reader is there; where the reader left it otherwise; and when older messages come in above, the
+ * message that was at the top stays where it was.
+ */
+const useThreadScroll = (loaded: Loaded | undefined) => {
+  const box = useRef<HTMLDivElement>(null)
+  const atEnd = useRef(true)
+  const keep = useRef<{ readonly height: number; readonly top: number } | undefined>(undefined)
+  useLayoutEffect(() => {
+    const element = box.current
+    if (element === null) return
+    const kept = keep.current
+    keep.current = undefined
+    if (kept !== undefined) element.scrollTop = kept.top + (element.scrollHeight - kept.height)
+    else if (atEnd.current) element.scrollTop = element.scrollHeight
+  }, [loaded])
+  return {
+    box,
+    onScroll: () => {
+      const element = box.current
+      if (element !== null) atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 24
+    },
+    /** Called before older messages are added at the top. */
+    holdPlace: () => {
+      const element = box.current
+      if (element !== null) keep.current = { height: element.scrollHeight, top: element.scrollTop }
+    }
+  }
+}
+
 /** Assigns the conversation to any user of the account, or to no one. */
 const AssignForm = (props: {
   team: Team
@@ -231,9 +327,10 @@ const AssignForm = (props: {
 }
 
 /**
- * One conversation: its lead, its messages oldest first with their ticks and files, the actions
- * (assign to anyone of the account, resolve, reopen) and the reply, or a template once the 24-hour window has closed.
- * Opening it marks it read, as WhatsApp's own apps do.
+ * One conversation: its lead, its messages oldest first with their ticks and files (the newest
+ * page, and older ones on demand), the actions (assign to anyone of the account, resolve, reopen)
+ * and the reply, or a template once the 24-hour window has closed. Opening it marks it read, as
+ * WhatsApp's own apps do.
  */
 export const Thread = (props: {
   token: string
@@ -244,10 +341,11 @@ export const Thread = (props: {
 }) => {
   const { token, id, team } = props
   const conversation = useLoad(() => call(token, (client) => client.conversations.get({ params: { id } })), [token, id])
-  const messages = useLoad(
-    () => call(token, (client) => client.conversations.messages({ params: { id }, query: {} })),
-    [token, id]
-  )
+  const messages = useMessages(token, id)
+  const { loaded, loadOlder } = messages
+  // Oldest first, as a chat reads.
+  const shown = useMemo(() => (loaded === undefined ? undefined : [...loaded.messages].reverse()), [loaded])
+  const scroll = useThreadScroll(loaded)
   const markRead = useAction(async () => {
     await call(token, (client) => client.conversations.read({ params: { id } }))
     props.onChanged()
@@ -359,24 +457,46 @@ export const Thread = (props: {
       <ErrorText error={conversation.error} />
       <ErrorText error={change.error} />
       <ErrorText error={markRead.error} />
-      {messages.loading && messages.data === undefined ? <Loading what="messages" /> : null}
+      {loaded === undefined && messages.error === undefined ? <Loading what="messages" /> : null}
       <ErrorText error={messages.error} />
-      {messages.data === undefined ? null : messages.data.messages.length === 0 ? (
+      {loaded === undefined || shown === undefined ? null : loaded.total === 0 ? (
         <Empty>No messages.</Empty>
       ) : (
-        <ol class="thread">
-          {[...messages.data.messages].reverse().map((message) => (
-            <li key={message.id} class={`bubble ${message.direction}`}>
-              <Body token={token} message={message} />
-              <small class="muted">
-                {message.direction === "outbound" ? `${message.sender_type} · ` : ""}
-                {when(message.created_at)}
-                {message.direction === "outbound" ? <Ticks status={message.status} /> : null}
-              </small>
-              {message.error === null ? null : <small class="error">{message.error.message}</small>}
-            </li>
-          ))}
-        </ol>
+        <div class="thread-scroll" ref={scroll.box} onScroll={scroll.onScroll}>
+          {shown.length < loaded.total ? (
+            <div class="older">
+              <button
+                type="button"
+                disabled={loadOlder.busy}
+                onClick={() => {
+                  scroll.holdPlace()
+                  void loadOlder.act()
+                }}
+              >
+                {loadOlder.busy ? "Loading…" : "Load older messages"}
+              </button>
+              <span class="muted">
+                {shown.length} of {loaded.total} shown
+              </span>
+              <ErrorText error={loadOlder.error} />
+            </div>
+          ) : (
+            <p class="older muted">The start of the conversation.</p>
+          )}
+          <ol class="thread" aria-label="Messages">
+            {shown.map((message) => (
+              <li key={message.id} class={`bubble ${message.direction}`}>
+                <Body token={token} message={message} />
+                <small class="muted">
+                  {message.direction === "outbound" ? `${message.sender_type} · ` : ""}
+                  {when(message.created_at)}
+                  {message.direction === "outbound" ? <Ticks status={message.status} /> : null}
+                </small>
+                {message.error === null ? null : <small class="error">{message.error.message}</small>}
+              </li>
+            ))}
+          </ol>
+        </div>
       )}
       {c === undefined ? null : windowOpen ? (
         <Form label="Send a reply" onSubmit={() => void send.act()}>

@@ -1,22 +1,9 @@
 import { Cause, Effect, Exit } from "effect"
+import type { HttpApi, HttpApiClient, HttpApiGroup } from "effect/http-api"
 import * as Client from "@leadline/http-adapter/Client"
-
-/** The typed client of the whole API, derived from the same HttpApi definition as the server. */
-export type ApiClient = Client.Client
 
 /** An API refusal (or a failure to reach it), carrying the text the page shows. */
 export class ApiError extends Error {}
-
-const clients = new Map<string, Promise<ApiClient>>()
-
-const clientFor = (token: string): Promise<ApiClient> => {
-  let client = clients.get(token)
-  if (client === undefined) {
-    client = Effect.runPromise(Client.makeWithFetch({ baseUrl: location.origin, apiKey: token }))
-    clients.set(token, client)
-  }
-  return client
-}
 
 /** What the API said, in its own words: `{error, code}` bodies become their `error` text. */
 const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
@@ -30,16 +17,35 @@ const toApiError = (cause: Cause.Cause<unknown>): ApiError => {
   return new ApiError(String(failure))
 }
 
-/** Runs one call of the typed client with the session's token. */
-export const call = async <A>(token: string, use: (client: ApiClient) => Effect.Effect<A, unknown>): Promise<A> => {
-  const exit = await Effect.runPromiseExit(
-    Effect.flatMap(
-      Effect.promise(() => clientFor(token)),
-      use
+/**
+ * The `call` of a page: runs one call of the typed client of `api` with the session's token.
+ * Each page names the groups it uses (`HttpApi.make("inbox").add(ConversationsApi)`, the same
+ * group definitions as the server), so its chunk carries those routes' schemas and no others:
+ * a client of the whole API put every route in every page load.
+ */
+export const routes = <Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<string, Groups>) => {
+  const clients = new Map<string, Promise<HttpApiClient.Client<Groups>>>()
+  const clientFor = (token: string) => {
+    let client = clients.get(token)
+    if (client === undefined) {
+      client = Effect.runPromise(Client.makeFor(api, { baseUrl: location.origin, apiKey: token }))
+      clients.set(token, client)
+    }
+    return client
+  }
+  return async <A>(
+    token: string,
+    use: (client: HttpApiClient.Client<Groups>) => Effect.Effect<A, unknown>
+  ): Promise<A> => {
+    const exit = await Effect.runPromiseExit(
+      Effect.flatMap(
+        Effect.promise(() => clientFor(token)),
+        use
+      )
     )
-  )
-  if (Exit.isSuccess(exit)) return exit.value
-  throw toApiError(exit.cause)
+    if (Exit.isSuccess(exit)) return exit.value
+    throw toApiError(exit.cause)
+  }
 }
 
 /**

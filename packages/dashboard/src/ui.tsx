@@ -9,7 +9,7 @@ export interface Loaded<A> {
   readonly reload: () => void
 }
 
-const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(String(error)))
+export const asApiError = (error: unknown) => (error instanceof ApiError ? error : new ApiError(String(error)))
 
 /** Loads on mount and whenever `deps` change; the last answer wins. */
 export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>): Loaded<A> => {

@@ -27,6 +27,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
   let page: Page
   let errors: ReturnType<typeof Browsers.watchErrors>
   let ownerKey: string
+  let accountId: string
   let dataDir: string
   let phoneNumberId: string
 
@@ -66,6 +67,7 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     const account = await api("POST", "/admin/v1/accounts", server.adminToken, { name: "Browser Ltd" })
     expect(account.status).toBe(201)
     ownerKey = account.body.api_key
+    accountId = account.body.account_id
     browser = await Browsers.launch(executable!)
     // A zone other than the server's UTC, so the analytics page shows that it uses the browser's.
     page = await browser.newPage({ viewport: { width: 1280, height: 800 }, timezoneId: "America/Sao_Paulo" })
@@ -391,6 +393,131 @@ describe.skipIf(executable === undefined)("the dashboard in a browser", () => {
     await row.getByText("open", { exact: true }).waitFor()
     expect(await Browsers.unlabelledControls(page)).toEqual([])
     await Browsers.screenshots(page, "conversation-actions")
+    expect(errors.take()).toEqual([])
+  })
+
+  it("assigns a conversation to a teammate by name, and filters the list by that teammate", async () => {
+    // A second user of the account, made by the operator; the inbox lists the account's users on opening.
+    const member = await api("POST", `/admin/v1/accounts/${accountId}/users`, server.adminToken, { role: "member" })
+    expect(member.status).toBe(201)
+    const memberId: string = member.body.user_id
+    const memberName = `Member ${memberId.slice(0, 8)}`
+    await open("Overview")
+    await open("Conversations")
+    const row = page.getByRole("button", { name: /Grace Hopper/ })
+    await row.click()
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await thread.getByRole("heading", { name: "Grace Hopper" }).waitFor()
+    const assign = thread.getByRole("form", { name: "Assign" })
+    // The teammates offered are the account's users: the signed-in owner as "Me", then the member.
+    expect(await assign.getByLabel("Assign to").locator("option").allTextContents()).toEqual([
+      "No one",
+      "Me",
+      memberName
+    ])
+    await assign.getByLabel("Assign to").selectOption({ label: memberName })
+    await assign.getByRole("button", { name: "Assign" }).click()
+    await row.getByText(`assigned to ${memberName}`).waitFor()
+    await thread.getByText(`assigned to ${memberName}`).waitFor()
+    const conversationId = (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations.find(
+      (c: { lead: { name: string } }) => c.lead.name === "Grace Hopper"
+    ).id
+    expect((await api("GET", `/api/v1/conversations/${conversationId}`, ownerKey)).body.assigned_user_id).toBe(memberId)
+    // The list filtered by that teammate shows it, by the signed-in user does not.
+    await page.getByLabel("Assignee").selectOption({ label: memberName })
+    await row.waitFor()
+    expect(await page.getByRole("list", { name: "Conversations" }).getByRole("listitem").count()).toBe(1)
+    await page.getByLabel("Assignee").selectOption("Me")
+    await page.getByText("No conversations match these filters.").waitFor()
+    await page.getByLabel("Assignee").selectOption({ label: memberName })
+    await row.waitFor()
+    expect(await Browsers.unlabelledControls(page)).toEqual([])
+    await Browsers.screenshots(page, "conversation-assigned")
+    // Taken back by the signed-in user, the filter by the teammate empties as the list follows.
+    await thread.getByRole("button", { name: "Assign to me" }).click()
+    await page.getByText("No conversations match these filters.").waitFor()
+    expect((await api("GET", `/api/v1/conversations/${conversationId}`, ownerKey)).body.assigned_user_id).toBe(
+      (await api("GET", "/api/me", ownerKey)).body.account.user_id
+    )
+    await page.getByLabel("Assignee").selectOption("Anyone")
+    await row.waitFor()
+    expect(errors.take()).toEqual([])
+  })
+
+  it("loads a long thread's older messages above, keeping the place, and still hears new ones", async () => {
+    const customer = "14155550177"
+    const say = async (text: string) => {
+      const inbound = await api("POST", "/admin/v1/simulator/whatsapp/inbound", server.adminToken, {
+        phone_number_id: phoneNumberId,
+        from: customer,
+        name: "Long Talker",
+        text
+      })
+      expect(inbound.status).toBe(202)
+    }
+    for (let n = 1; n <= 60; n++) await say(`Message ${n}`)
+    const conversationOf = async () =>
+      (await api("GET", "/api/v1/conversations", ownerKey)).body.conversations.find(
+        (c: { lead: { name: string } }) => c.lead.name === "Long Talker"
+      )
+    const conversation = await until(conversationOf, (found) => found !== undefined, 15_000)
+    const messagesPath = `/api/v1/conversations/${conversation.id}/messages`
+    const first = await until(
+      () => api("GET", messagesPath, ownerKey),
+      (reply) => reply.body.meta.total === 60,
+      15_000
+    )
+    expect(first.body.meta.total).toBe(60)
+    const texts = (reply: { body: { messages: ReadonlyArray<{ text: string }> } }) =>
+      reply.body.messages.map((message) => message.text)
+    // What the newest page holds, and what only the page before it does (newest first, as the API lists).
+    const newest = texts(first)
+    const oldestShown = newest[newest.length - 1]!
+    const older = texts(await api("GET", `${messagesPath}?before=${first.body.messages[49].id}`, ownerKey))
+    expect(older).toHaveLength(10)
+    expect([...newest, ...older].sort()).toEqual(Array.from({ length: 60 }, (_, i) => `Message ${i + 1}`).sort())
+
+    await page.getByRole("button", { name: /Long Talker/ }).click()
+    const thread = page.getByRole("region", { name: "Conversation", exact: true })
+    await thread.getByRole("heading", { name: "Long Talker" }).waitFor()
+    const bubbles = thread.getByRole("list", { name: "Messages" }).getByRole("listitem")
+    await bubbles.nth(49).waitFor()
+    expect(await bubbles.count()).toBe(50)
+    await thread.getByText("50 of 60 shown").waitFor()
+    expect(await thread.getByText(older[0]!, { exact: true }).count()).toBe(0)
+    // Opened at the newest message.
+    const box = thread.locator(".thread-scroll")
+    const gap = () => box.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight)
+    await expect.poll(gap).toBeLessThan(2)
+    await Browsers.screenshots(page, "conversation-long")
+
+    // At the top, the oldest message shown is where the reader left it once the older ones come in above.
+    await box.evaluate((element) => {
+      element.scrollTop = 0
+    })
+    const topOf = (text: string) =>
+      thread
+        .getByText(text, { exact: true })
+        .evaluate(
+          (element) =>
+            element.getBoundingClientRect().top - element.closest(".thread-scroll")!.getBoundingClientRect().top
+        )
+    const before = await topOf(oldestShown)
+    await thread.getByRole("button", { name: "Load older messages" }).click()
+    await thread.getByText("The start of the conversation.").waitFor()
+    expect(await bubbles.count()).toBe(60)
+    expect(await bubbles.first().textContent()).toContain(older[older.length - 1])
+    expect(Math.abs((await topOf(oldestShown)) - before)).toBeLessThan(2)
+    expect(await box.evaluate((element) => element.scrollTop)).toBeGreaterThan(0)
+    expect(await thread.getByRole("button", { name: "Load older messages" }).count()).toBe(0)
+    await Browsers.screenshots(page, "conversation-older")
+
+    // A new message arrives below by the stream, and the older ones stay.
+    await say("Message 61")
+    await thread.getByText("Message 61", { exact: true }).waitFor({ timeout: 2_000 })
+    expect(await bubbles.count()).toBe(61)
+    await thread.getByText(older[older.length - 1]!, { exact: true }).waitFor()
+    await thread.getByText("The start of the conversation.").waitFor()
     expect(errors.take()).toEqual([])
   })
 

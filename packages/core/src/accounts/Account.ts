@@ -31,6 +31,17 @@ export interface User {
   readonly createdAt: string
 }
 
+/** A user as the API shows it: the operator's account detail and the account's own `GET /api/users`. */
+export const AccountUser = Schema.Struct({ id: Schema.String, role: Role, created_at: Schema.String }).annotate({
+  identifier: "AccountUser"
+})
+
+export const accountUser = (user: User): typeof AccountUser.Type => ({
+  id: user.id,
+  role: user.role,
+  created_at: user.createdAt
+})
+
 export const AccountName = Text.check(
   Schema.isMinLength(1, { message: "name must not be empty" }),
   Schema.isMaxLength(200, { message: "name must be at most 200 characters" })

@@ -8,7 +8,15 @@ import * as Ids from "../Ids.ts"
 import { Text } from "../Text.ts"
 import * as Tracing from "../Tracing.ts"
 import { Transactor } from "../Transactor.ts"
-import { type Account, AccountName, DEFAULT_PLAN, MemberRole, PlanId, Role, type User } from "../accounts/Account.ts"
+import {
+  type Account,
+  AccountName,
+  AccountUser,
+  accountUser,
+  DEFAULT_PLAN,
+  MemberRole,
+  PlanId
+} from "../accounts/Account.ts"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import * as Pagination from "../Pagination.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
@@ -51,10 +59,6 @@ export const AccountList = Schema.Struct({
 }).annotate({ identifier: "AccountList" })
 export type AccountList = typeof AccountList.Type
 
-export const AccountUser = Schema.Struct({ id: Schema.String, role: Role, created_at: Schema.String }).annotate({
-  identifier: "AccountUser"
-})
-
 /** One account for the operator: its summary, its users (oldest first) and this month's usage. */
 export const AccountDetail = Schema.Struct({
   ...AccountSummary.fields,
@@ -71,8 +75,6 @@ const accountSummary = (account: Account): AccountSummary => ({
   owner_user_id: account.ownerUserId,
   created_at: account.createdAt
 })
-
-const accountUser = (user: User) => ({ id: user.id, role: user.role, created_at: user.createdAt })
 
 /**
  * The platform operator's side: accounts, users, plans and API keys. Callers

@@ -2,7 +2,8 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { authorize, CurrentPrincipal } from "../auth/Principal.ts"
 import * as Scopes from "../auth/Scopes.ts"
 import type { PermissionDenied } from "../Errors.ts"
-import { PlanId, Role } from "../accounts/Account.ts"
+import { AccountUser, accountUser, PlanId, Role } from "../accounts/Account.ts"
+import * as Pagination from "../Pagination.ts"
 import { AccountsRepo } from "../accounts/AccountsRepo.ts"
 import * as Tracing from "../Tracing.ts"
 import { MessageUsage } from "../usage/MessageUsage.ts"
@@ -25,13 +26,19 @@ export const Usage = Schema.Struct({
   subscription: Schema.Struct({ plan_id: PlanId, status: Schema.Literal("active") })
 }).annotate({ identifier: "Usage" })
 
-/** Start of the current calendar month, UTC. */
-/** What the caller may learn about itself: `/api/me` and `/api/usage`. */
+/** The account's users, whom a lead or a conversation may be assigned to. */
+export const UserList = Schema.Struct({ users: Schema.Array(AccountUser), meta: Pagination.Meta }).annotate({
+  identifier: "UserList"
+})
+
+/** What the caller may learn about itself and its account: `/api/me`, `/api/usage` and `/api/users`. */
 export class Identity extends Context.Service<
   Identity,
   {
     readonly me: Effect.Effect<typeof Me.Type, never, CurrentPrincipal>
     readonly usage: Effect.Effect<typeof Usage.Type, PermissionDenied, CurrentPrincipal>
+    /** Oldest first, the owner leading; any key of the account may read them (ids and roles only). */
+    readonly users: (page: Pagination.Page) => Effect.Effect<typeof UserList.Type, never, CurrentPrincipal>
   }
 >()("core/Identity") {
   static readonly layer = Layer.effect(
@@ -63,7 +70,18 @@ export class Identity extends Context.Service<
         }
       }).pipe(Tracing.span("Identity.usage"))
 
-      return Identity.of({ me, usage })
+      // An account's users are few (the operator adds them one at a time): read whole, then paged.
+      const users = (page: Pagination.Page) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          const all = yield* accounts.listUsers(principal.accountId)
+          return {
+            users: all.slice(page.offset, page.offset + page.limit).map(accountUser),
+            meta: Pagination.meta(page, all.length)
+          }
+        }).pipe(Tracing.span("Identity.users"))
+
+      return Identity.of({ me, usage, users })
     })
   )
 }

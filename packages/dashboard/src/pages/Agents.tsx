@@ -1,7 +1,13 @@
 import { useState } from "preact/hooks"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { AgentsApi } from "@leadline/http-adapter/agents/AgentsApi"
+import { AiApi } from "@leadline/http-adapter/ai/AiApi"
+import { idempotencyKey, routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(AgentsApi).add(AiApi))
 
 /** AI agents: add one, and try one in the simulation box (nothing is sent to anyone). */
 export const Agents = (props: { session: Extract<Session, { kind: "account" }> }) => {

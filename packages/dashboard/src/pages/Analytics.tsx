@@ -1,7 +1,12 @@
 import { MetricName } from "@leadline/core/analytics/AnalyticsQuery"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { AnalyticsApi } from "@leadline/http-adapter/analytics/AnalyticsApi"
+import { routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Loading, money, Page, useLoad } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(AnalyticsApi))
 
 type Metric = (typeof MetricName.literals)[number]
 

@@ -1,7 +1,12 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { CampaignsApi } from "@leadline/http-adapter/campaigns/CampaignsApi"
+import { routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { Listing, Page, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(CampaignsApi))
 
 const FUNNEL = ["queued", "sent", "delivered", "read", "failed"] as const
 

@@ -1,9 +1,16 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
+import { IdentityApi } from "@leadline/http-adapter/identity/IdentityApi"
+import { routes } from "../api.ts"
 import { touchesInbox, useEvents } from "../live.ts"
 import type { Session } from "../session.ts"
+import { choices, nameOf, type Team, type User } from "../team.ts"
 import { Empty, ErrorText, Field, Loading, Page, Pager, useLoad } from "../ui.tsx"
 import { Thread } from "./Thread.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(ConversationsApi).add(IdentityApi))
 
 const STATUSES = ["open", "pending", "resolved", "snoozed"] as const
 type Status = (typeof STATUSES)[number]
@@ -21,7 +28,8 @@ const shortWhen = (iso: string) => {
 
 /**
  * The inbox: conversations, newest activity first, each named by its lead with the last message
- * and the unread count; filtered by status and assignee; one opens beside the list. It reloads on
+ * and the unread count; filtered by status and by assignee (any user of the account, from
+ * `GET /api/users`); one opens beside the list. It reloads on
  * the account's conversation and message events (`live.ts`), and on Refresh.
  */
 export const Conversations = (props: { session: Extract<Session, { kind: "account" }> }) => {
@@ -34,7 +42,23 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
     () => new URLSearchParams(location.search).get("open") ?? undefined
   )
   const me = useLoad(() => call(token, (client) => client.identity.me()), [token])
-  const userId = me.data?.account.user_id
+  // Every user of the account, to assign to and filter by: read 100 at a time, the most a page holds.
+  const users = useLoad(async () => {
+    const all: Array<User> = []
+    for (let offset: number | null = 0; offset !== null; ) {
+      const from: number = offset
+      const page = await call(token, (client) => client.identity.users({ query: { limit: 100, offset: from } }))
+      all.push(...page.users)
+      offset = page.meta.next_offset
+    }
+    return all
+  }, [token])
+  const account = me.data?.account
+  const team: Team = {
+    me: account?.user_id,
+    // Without the list (a refusal shown below), the signed-in user can still take a conversation.
+    users: users.data ?? (account === undefined ? [] : [{ id: account.user_id, role: account.role }])
+  }
   const list = useLoad(
     () =>
       call(token, (client) =>
@@ -88,10 +112,15 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
           >
             <option value="anyone">Anyone</option>
             <option value="none">Unassigned</option>
-            {userId === undefined ? null : <option value={userId}>Me</option>}
+            {choices(team).map((user) => (
+              <option key={user.id} value={user.id}>
+                {user.name}
+              </option>
+            ))}
           </select>
         </Field>
       </div>
+      <ErrorText error={users.error} />
       <div class={open === undefined ? "inbox" : "inbox with-thread"}>
         <div class="inbox-list">
           {list.loading && list.data === undefined ? <Loading what="conversations" /> : null}
@@ -128,7 +157,11 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
                       <span class="tags">
                         <span class={`chip status-${row.status}`}>{row.status}</span>
                         {row.assigned_user_id === null ? null : (
-                          <span class="chip">{row.assigned_user_id === userId ? "assigned to me" : "assigned"}</span>
+                          <span class="chip">
+                            {row.assigned_user_id === team.me
+                              ? "assigned to me"
+                              : `assigned to ${nameOf(team, row.assigned_user_id)}`}
+                          </span>
                         )}
                         {row.unread_count === 0 ? null : (
                           <span class="unread">
@@ -150,7 +183,7 @@ export const Conversations = (props: { session: Extract<Session, { kind: "accoun
             key={open}
             token={token}
             id={open}
-            userId={userId}
+            team={team}
             onChanged={list.reload}
             onClose={() => setOpen(undefined)}
           />

@@ -1,8 +1,13 @@
 import { useState } from "preact/hooks"
 import * as Scopes from "@leadline/core/auth/Scopes"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { KeysApi } from "@leadline/http-adapter/keys/KeysApi"
+import { idempotencyKey, routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, ShownOnce, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(KeysApi))
 
 type Scope = Scopes.Scope
 

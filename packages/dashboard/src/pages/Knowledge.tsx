@@ -1,7 +1,12 @@
 import { useState } from "preact/hooks"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { KnowledgeApi } from "@leadline/http-adapter/knowledge/KnowledgeApi"
+import { idempotencyKey, routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(KnowledgeApi))
 
 /** Knowledge sources the agents answer from: add a text source, see each one's state. */
 export const Knowledge = (props: { session: Extract<Session, { kind: "account" }> }) => {

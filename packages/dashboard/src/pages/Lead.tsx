@@ -1,7 +1,14 @@
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { LeadsApi } from "@leadline/http-adapter/leads/LeadsApi"
+import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
+import { OrdersApi } from "@leadline/http-adapter/orders/OrdersApi"
+import { routes } from "../api.ts"
 import { Link } from "../router.tsx"
 import type { Session } from "../session.ts"
 import { Empty, ErrorText, Loading, money, Page, Table, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(LeadsApi).add(ConversationsApi).add(OrdersApi))
 
 /** One lead with what Leadline holds of it: its details, its conversations and its orders. */
 export const Lead = (props: { session: Extract<Session, { kind: "account" }>; id: string }) => {

@@ -1,8 +1,13 @@
 import { useState } from "preact/hooks"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { LeadsApi } from "@leadline/http-adapter/leads/LeadsApi"
+import { idempotencyKey, routes } from "../api.ts"
 import { Link } from "../router.tsx"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(LeadsApi))
 
 const STATUSES = ["new", "contacted", "qualified", "won", "lost"] as const
 type Status = (typeof STATUSES)[number]

@@ -1,5 +1,7 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { AdminApi } from "@leadline/http-adapter/admin/AdminApi"
+import { routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import {
   Empty,
@@ -16,6 +18,9 @@ import {
   useLoad,
   when
 } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(AdminApi))
 
 const PLANS = ["free", "pro", "scale"] as const
 type Plan = (typeof PLANS)[number]

@@ -1,6 +1,11 @@
 import { useEffect, useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { OrderNoticesApi } from "@leadline/http-adapter/orders/OrderNoticesApi"
+import { routes } from "../api.ts"
 import { ErrorText, Field, Form, Submit, useAction, useLoad } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(OrderNoticesApi))
 
 /**
  * The account's order notices: a WhatsApp message to the lead on each status move, off by

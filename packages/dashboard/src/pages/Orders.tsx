@@ -1,9 +1,14 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { OrdersApi } from "@leadline/http-adapter/orders/OrdersApi"
+import { routes } from "../api.ts"
 import { Link } from "../router.tsx"
 import type { Session } from "../session.ts"
 import { Listing, money, Page, useLoad, when } from "../ui.tsx"
 import { OrderNotices } from "./OrderNotices.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(OrdersApi))
 
 /** Orders, newest first, with their two states and totals; the account's status notices. */
 export const Orders = (props: { session: Extract<Session, { kind: "account" }> }) => {

@@ -1,6 +1,11 @@
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { IdentityApi } from "@leadline/http-adapter/identity/IdentityApi"
+import { routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Loading, Page, useLoad } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(IdentityApi))
 
 /** Usage against the plan's limit, and what the signed-in key is. */
 export const Overview = (props: { session: Extract<Session, { kind: "account" }> }) => {

@@ -1,7 +1,12 @@
 import { useState } from "preact/hooks"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { CatalogueApi } from "@leadline/http-adapter/catalogue/CatalogueApi"
+import { idempotencyKey, routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, money, Page, Submit, useAction, useLoad } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(CatalogueApi))
 
 /** The catalogue: products with price and stock; add one. */
 export const Products = (props: { session: Extract<Session, { kind: "account" }> }) => {

@@ -1,7 +1,13 @@
 import { useState } from "preact/hooks"
-import { call } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { AdminApi } from "@leadline/http-adapter/admin/AdminApi"
+import { IdentityApi } from "@leadline/http-adapter/identity/IdentityApi"
+import { routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Submit, useAction } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(AdminApi).add(IdentityApi))
 
 /**
  * An account owner signs in with a full-access API key (the pages manage keys and webhooks,

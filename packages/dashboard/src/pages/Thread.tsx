@@ -1,10 +1,17 @@
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { Message } from "@leadline/core/messages/Message"
-import { call, fetchBlob, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { ConversationsApi } from "@leadline/http-adapter/conversations/ConversationsApi"
+import { TemplatesApi } from "@leadline/http-adapter/templates/TemplatesApi"
+import { type ApiError, fetchBlob, idempotencyKey, routes } from "../api.ts"
 import { Linked, Outward } from "../links.tsx"
 import { touchesInbox, useEvents } from "../live.ts"
 import { Link } from "../router.tsx"
-import { Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
+import { choices, nameOf, type Team } from "../team.ts"
+import { asApiError, Empty, ErrorText, Field, Form, Loading, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(ConversationsApi).add(TemplatesApi))
 
 /** An outbound message's status as WhatsApp-style ticks, with its name for screen readers. */
 const TICKS: Record<string, { mark: string; label: string }> = {
@@ -197,24 +204,148 @@ const TemplatePicker = (props: { token: string; id: string; onSent: () => void }
   )
 }
 
+/** A conversation's messages, newest first, as far back as they have been read. */
+interface Loaded {
+  readonly messages: ReadonlyArray<Message>
+  /** How many the conversation has in all, from the newest page's `meta.total`. */
+  readonly total: number
+}
+
 /**
- * One conversation: its lead, its messages oldest first with their ticks and files, the actions
- * (assign, resolve, reopen) and the reply, or a template once the 24-hour window has closed.
- * Opening it marks it read, as WhatsApp's own apps do.
+ * The newest page read again, put in front of what was shown. A message that left the newest page
+ * as new ones came stays shown (nothing vanishes from under the reader); if more arrived at once
+ * than a page holds (the two have nothing in common), only the newest page is kept, so no gap is
+ * left unseen between it and the older ones.
+ */
+const withNewest = (
+  shown: Loaded | undefined,
+  page: { readonly messages: ReadonlyArray<Message>; readonly meta: { readonly total: number } }
+): Loaded => {
+  const ids = new Set(page.messages.map((message) => message.id))
+  const before = shown?.messages ?? []
+  const overlaps = before.length === 0 || before.some((message) => ids.has(message.id))
+  return {
+    messages: overlaps ? [...page.messages, ...before.filter((message) => !ids.has(message.id))] : page.messages,
+    total: page.meta.total
+  }
+}
+
+/**
+ * The thread's messages: the newest page, read again on each event of the conversation, and the
+ * older pages "Load older" adds (`before` the oldest shown, so the pages do not shift as messages
+ * arrive).
+ */
+const useMessages = (token: string, id: string) => {
+  const [loaded, setLoaded] = useState<Loaded | undefined>(undefined)
+  const [error, setError] = useState<ApiError | undefined>(undefined)
+  const [round, setRound] = useState(0)
+  useEffect(() => {
+    let live = true
+    call(token, (client) => client.conversations.messages({ params: { id }, query: {} })).then(
+      (page) => {
+        if (!live) return
+        setError(undefined)
+        setLoaded((shown) => withNewest(shown, page))
+      },
+      (failure) => live && setError(asApiError(failure))
+    )
+    return () => {
+      live = false
+    }
+  }, [token, id, round])
+  const loadOlder = useAction(async () => {
+    const oldest = loaded?.messages[loaded.messages.length - 1]
+    if (oldest === undefined) return
+    const page = await call(token, (client) =>
+      client.conversations.messages({ params: { id }, query: { before: oldest.id } })
+    )
+    setLoaded((shown) => {
+      // Cut back to the newest page meanwhile: this page no longer follows what is shown.
+      if (shown === undefined || shown.messages[shown.messages.length - 1]?.id !== oldest.id) return shown
+      const known = new Set(shown.messages.map((message) => message.id))
+      return { ...shown, messages: [...shown.messages, ...page.messages.filter((message) => !known.has(message.id))] }
+    })
+  })
+  return { loaded, error, reload: () => setRound((n) => n + 1), loadOlder }
+}
+
+/**
+ * The thread's scroll box: at the newest message when opened and as messages arrive while the
+ * reader is there; where the reader left it otherwise; and when older messages come in above, the
+ * message that was at the top stays where it was.
+ */
+const useThreadScroll = (loaded: Loaded | undefined) => {
+  const box = useRef<HTMLDivElement>(null)
+  const atEnd = useRef(true)
+  const keep = useRef<{ readonly height: number; readonly top: number } | undefined>(undefined)
+  useLayoutEffect(() => {
+    const element = box.current
+    if (element === null) return
+    const kept = keep.current
+    keep.current = undefined
+    if (kept !== undefined) element.scrollTop = kept.top + (element.scrollHeight - kept.height)
+    else if (atEnd.current) element.scrollTop = element.scrollHeight
+  }, [loaded])
+  return {
+    box,
+    onScroll: () => {
+      const element = box.current
+      if (element !== null) atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 24
+    },
+    /** Called before older messages are added at the top. */
+    holdPlace: () => {
+      const element = box.current
+      if (element !== null) keep.current = { height: element.scrollHeight, top: element.scrollTop }
+    }
+  }
+}
+
+/** Assigns the conversation to any user of the account, or to no one. */
+const AssignForm = (props: {
+  team: Team
+  assigned: string | null
+  busy: boolean
+  onAssign: (userId: string | null) => void
+}) => {
+  const [picked, setPicked] = useState(props.assigned ?? "")
+  useEffect(() => setPicked(props.assigned ?? ""), [props.assigned])
+  return (
+    <Form label="Assign" class="assign" onSubmit={() => props.onAssign(picked === "" ? null : picked)}>
+      <Field label="Assign to">
+        <select value={picked} onChange={(event) => setPicked(event.currentTarget.value)}>
+          <option value="">No one</option>
+          {choices(props.team).map((user) => (
+            <option key={user.id} value={user.id}>
+              {user.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Submit busy={props.busy}>Assign</Submit>
+    </Form>
+  )
+}
+
+/**
+ * One conversation: its lead, its messages oldest first with their ticks and files (the newest
+ * page, and older ones on demand), the actions (assign to anyone of the account, resolve, reopen)
+ * and the reply, or a template once the 24-hour window has closed. Opening it marks it read, as
+ * WhatsApp's own apps do.
  */
 export const Thread = (props: {
   token: string
   id: string
-  userId: string | undefined
+  team: Team
   onChanged: () => void
   onClose: () => void
 }) => {
-  const { token, id } = props
+  const { token, id, team } = props
   const conversation = useLoad(() => call(token, (client) => client.conversations.get({ params: { id } })), [token, id])
-  const messages = useLoad(
-    () => call(token, (client) => client.conversations.messages({ params: { id }, query: {} })),
-    [token, id]
-  )
+  const messages = useMessages(token, id)
+  const { loaded, loadOlder } = messages
+  // Oldest first, as a chat reads.
+  const shown = useMemo(() => (loaded === undefined ? undefined : [...loaded.messages].reverse()), [loaded])
+  const scroll = useThreadScroll(loaded)
   const markRead = useAction(async () => {
     await call(token, (client) => client.conversations.read({ params: { id } }))
     props.onChanged()
@@ -270,9 +401,9 @@ export const Thread = (props: {
               {c.lead.phone} · {c.status}
               {c.assigned_user_id === null
                 ? " · unassigned"
-                : c.assigned_user_id === props.userId
+                : c.assigned_user_id === team.me
                   ? " · assigned to me"
-                  : " · assigned"}
+                  : ` · assigned to ${nameOf(team, c.assigned_user_id)}`}
               {" · "}
               <Link href={`/leads/${c.lead_id}`}>Lead details</Link>
             </p>
@@ -281,17 +412,16 @@ export const Thread = (props: {
         <div class="actions">
           {c === undefined ? null : (
             <>
-              {c.assigned_user_id === null || c.assigned_user_id !== props.userId ? (
-                props.userId === undefined ? null : (
-                  <button
-                    type="button"
-                    disabled={change.busy}
-                    onClick={() => void change.act({ assigned_user_id: props.userId! })}
-                  >
-                    Assign to me
-                  </button>
-                )
-              ) : (
+              {team.me === undefined || c.assigned_user_id === team.me ? null : (
+                <button
+                  type="button"
+                  disabled={change.busy}
+                  onClick={() => void change.act({ assigned_user_id: team.me! })}
+                >
+                  Assign to me
+                </button>
+              )}
+              {c.assigned_user_id === null ? null : (
                 <button
                   type="button"
                   disabled={change.busy}
@@ -316,27 +446,57 @@ export const Thread = (props: {
           </button>
         </div>
       </header>
+      {c === undefined ? null : (
+        <AssignForm
+          team={team}
+          assigned={c.assigned_user_id}
+          busy={change.busy}
+          onAssign={(userId) => void change.act({ assigned_user_id: userId })}
+        />
+      )}
       <ErrorText error={conversation.error} />
       <ErrorText error={change.error} />
       <ErrorText error={markRead.error} />
-      {messages.loading && messages.data === undefined ? <Loading what="messages" /> : null}
+      {loaded === undefined && messages.error === undefined ? <Loading what="messages" /> : null}
       <ErrorText error={messages.error} />
-      {messages.data === undefined ? null : messages.data.messages.length === 0 ? (
+      {loaded === undefined || shown === undefined ? null : loaded.total === 0 ? (
         <Empty>No messages.</Empty>
       ) : (
-        <ol class="thread">
-          {[...messages.data.messages].reverse().map((message) => (
-            <li key={message.id} class={`bubble ${message.direction}`}>
-              <Body token={token} message={message} />
-              <small class="muted">
-                {message.direction === "outbound" ? `${message.sender_type} · ` : ""}
-                {when(message.created_at)}
-                {message.direction === "outbound" ? <Ticks status={message.status} /> : null}
-              </small>
-              {message.error === null ? null : <small class="error">{message.error.message}</small>}
-            </li>
-          ))}
-        </ol>
+        <div class="thread-scroll" ref={scroll.box} onScroll={scroll.onScroll}>
+          {shown.length < loaded.total ? (
+            <div class="older">
+              <button
+                type="button"
+                disabled={loadOlder.busy}
+                onClick={() => {
+                  scroll.holdPlace()
+                  void loadOlder.act()
+                }}
+              >
+                {loadOlder.busy ? "Loading…" : "Load older messages"}
+              </button>
+              <span class="muted">
+                {shown.length} of {loaded.total} shown
+              </span>
+              <ErrorText error={loadOlder.error} />
+            </div>
+          ) : (
+            <p class="older muted">The start of the conversation.</p>
+          )}
+          <ol class="thread" aria-label="Messages">
+            {shown.map((message) => (
+              <li key={message.id} class={`bubble ${message.direction}`}>
+                <Body token={token} message={message} />
+                <small class="muted">
+                  {message.direction === "outbound" ? `${message.sender_type} · ` : ""}
+                  {when(message.created_at)}
+                  {message.direction === "outbound" ? <Ticks status={message.status} /> : null}
+                </small>
+                {message.error === null ? null : <small class="error">{message.error.message}</small>}
+              </li>
+            ))}
+          </ol>
+        </div>
       )}
       {c === undefined ? null : windowOpen ? (
         <Form label="Send a reply" onSubmit={() => void send.act()}>

@@ -1,8 +1,13 @@
 import { useState } from "preact/hooks"
 import { EVENT_TYPES, type EventType } from "@leadline/core/EventCatalog"
-import { call, idempotencyKey } from "../api.ts"
+import { HttpApi } from "effect/http-api"
+import { WebhooksApi } from "@leadline/http-adapter/webhooks/WebhooksApi"
+import { idempotencyKey, routes } from "../api.ts"
 import type { Session } from "../session.ts"
 import { ErrorText, Field, Form, Listing, Page, ShownOnce, Submit, useAction, useLoad, when } from "../ui.tsx"
+
+/** The routes this page calls. */
+const call = routes(HttpApi.make("dashboard").add(WebhooksApi))
 
 type DeliveryStatus = "pending" | "delivered" | "failed"
 

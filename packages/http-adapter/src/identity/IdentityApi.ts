@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Me, Usage } from "@leadline/core/identity/Identity"
+import { Me, Usage, UserList } from "@leadline/core/identity/Identity"
+import { PageQueryFields } from "@leadline/core/Pagination"
 import { Authentication } from "../Authentication.ts"
 import { RequestErrors } from "../RequestErrors.ts"
 import { Forbidden } from "../WireErrors.ts"
@@ -18,10 +19,20 @@ export class IdentityApi extends HttpApiGroup.make("identity")
         summary: "Usage and subscription",
         description: "Messages sent this calendar month (UTC) against the plan's limit. Needs `analytics:read`."
       })
+    ),
+    HttpApiEndpoint.get("users", "/api/users", { query: PageQueryFields, success: UserList }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List the account's users",
+        description:
+          "Whom a lead or conversation may be assigned to (`assigned_user_id`): oldest first, the owner leading. Any valid key may call it."
+      })
     )
   )
   .middleware(RequestErrors)
   .middleware(Authentication)
   .annotateMerge(
-    OpenApi.annotations({ title: "Identity", description: "Who the key belongs to and what it may use." })
+    OpenApi.annotations({
+      title: "Identity",
+      description: "Who the key belongs to, what it may use, and the account's users."
+    })
   ) {}

@@ -9,7 +9,7 @@ export const me = async (context: Resource.Context, key: string) => {
   return reply.body
 }
 
-/** What a key says about itself: /api/me and /api/usage read the caller's own account, and nothing else. */
+/** What a key says about itself: /api/me, /api/usage and /api/users read the caller's own account, and nothing else. */
 export const resource: Resource.Resource = {
   name: "identity",
   routes: [
@@ -20,6 +20,14 @@ export const resource: Resource.Resource = {
       needs: ["analytics:read"],
       succeeds: 200,
       request: async () => ({ path: "/api/usage" })
+    },
+    {
+      method: "GET",
+      path: "/api/users",
+      needs: "any key",
+      succeeds: 200,
+      lists: "users",
+      request: async () => ({ path: "/api/users" })
     }
   ],
   // Nothing to make: the identity comes with the key. Its user id must not show in another account's reads.

@@ -41,6 +41,16 @@ const PENDING_RETRY_MILLIS = 5
 const PENDING_RETRY_CAP_MILLIS = 200
 /** Without a wake-up (a lost LISTEN connection), the server still reads the log this often. */
 const FALLBACK_MILLIS = 1_000
+/** Streams woken per turn of the event loop when an event goes out. */
+const DISPATCH_SLICE = 100
+/**
+ * The next turn of the event loop: I/O waiting to be handled runs first. `setImmediate`, not a
+ * timer: a timer of 0 waits at least a millisecond, ten of them for a thousand streams.
+ */
+const nextTurn = Effect.callback<void>((resume) => {
+  const immediate = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(immediate))
+})
 
 /** A heartbeat in a stream's queue: the same object for every stream. */
 const HEARTBEAT: { readonly _tag: "Heartbeat" } = { _tag: "Heartbeat" }
@@ -117,22 +127,34 @@ export class EventStream extends Context.Service<
           if (set?.size === 0) byAccount.delete(accountId)
         }).pipe(Effect.andThen(Effect.suspend(() => Metric.update(OpsMetrics.streamsOpen, open))))
 
-      const dispatch = (events: ReadonlyArray<Envelope>) => {
-        for (const event of events) {
-          const set = byAccount.get(event.account_id)
-          if (set === undefined) continue
-          for (const subscriber of set) {
-            if (!subscriber.types.has(event.type)) continue
-            subscriber.busy = true
-            if (!Queue.offerUnsafe(subscriber.queue, event)) {
-              // Too far behind: it ends after what it holds, with a reset, and resumes from its last id.
-              subscriber.overflowed = true
-              Queue.endUnsafe(subscriber.queue)
-              set.delete(subscriber)
+      // The streams it offers to, per account, as they are when a page is read: one that joins while
+      // the page goes out started after it (its catch-up reads the page from the log), so it is left out.
+      const dispatch = (events: ReadonlyArray<Envelope>) =>
+        Effect.gen(function* () {
+          const targets = new Map<string, ReadonlyArray<Subscriber>>()
+          for (const event of events)
+            if (!targets.has(event.account_id))
+              targets.set(event.account_id, [...(byAccount.get(event.account_id) ?? [])])
+          let offered = 0
+          for (const event of events) {
+            for (const subscriber of targets.get(event.account_id)!) {
+              const set = byAccount.get(event.account_id)
+              // Gone meanwhile (closed, or ended for being too far behind).
+              if (set === undefined || !set.has(subscriber) || !subscriber.types.has(event.type)) continue
+              subscriber.busy = true
+              if (!Queue.offerUnsafe(subscriber.queue, event)) {
+                // Too far behind: it ends after what it holds, with a reset, and resumes from its last id.
+                subscriber.overflowed = true
+                Queue.endUnsafe(subscriber.queue)
+                set.delete(subscriber)
+              }
+              // Every stream an offer wakes writes in the same turn of the event loop: a slice at a
+              // time, with a turn between, lets the server's requests in (docs/performance.md,
+              // "A thousand streams").
+              if (++offered % DISPATCH_SLICE === 0) yield* nextTurn
             }
           }
-        }
-      }
+        })
 
       /** Reads the log up to now; true when a commit is waiting on an older transaction. */
       const round = Effect.gen(function* () {
@@ -144,8 +166,9 @@ export class EventStream extends Context.Service<
         let from: Position = cursor
         while (true) {
           const page = yield* feed.next(from, PAGE)
-          dispatch(page.items.map((item) => item.event))
+          // Moved on first: a stream joining while the page goes out starts after it.
           cursor = from = page.reached
+          yield* dispatch(page.items.map((item) => item.event))
           if (page.items.length < PAGE) return page.pending
         }
       })

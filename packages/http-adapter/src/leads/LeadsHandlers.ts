@@ -38,10 +38,11 @@ export const layer = HttpApiBuilder.group(
         wire(jobs.exportLeads(query)).pipe(
           Effect.map((pages) => {
             const csv = query.format !== "ndjson"
-            const text = csv
+            // Each page as its bytes, written by LeadFiles: one page at a time, as the client takes them.
+            const bytes = csv
               ? Stream.concat(Stream.make(LeadFiles.csvHeader()), Stream.map(pages, LeadFiles.csvRows))
               : Stream.map(pages, LeadFiles.ndjsonRows)
-            return HttpServerResponse.stream(Stream.encodeText(text), {
+            return HttpServerResponse.stream(bytes, {
               contentType: csv ? `${LeadFiles.CSV}; charset=utf-8` : LeadFiles.NDJSON,
               headers: { "content-disposition": `attachment; filename="leads.${csv ? "csv" : "ndjson"}"` }
             })

@@ -118,91 +118,42 @@ const cellsOf = (lead: Lead): ReadonlyArray<string> => [
   lead.updated_at
 ]
 
-/**
- * A page of an export as the bytes sent, its rows written straight into them: a page built as text and
- * then encoded left a rope of pieces, its flattened copy and its bytes to collect, this only its cells.
- */
-class PageBytes {
-  private bytes: Buffer
-  private at = 0
-  constructor(rows: number) {
-    this.bytes = Buffer.allocUnsafe(Math.max(rows, 1) * 512)
-  }
-  private room(more: number) {
-    if (this.at + more <= this.bytes.length) return
-    const bigger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.at + more))
-    this.bytes.copy(bigger, 0, 0, this.at)
-    this.bytes = bigger
-  }
-  byte(value: number) {
-    this.room(1)
-    this.bytes[this.at++] = value
-  }
-  text(value: string) {
-    // UTF-8 takes at most 3 bytes a UTF-16 code unit (4 for a pair of them).
-    this.room(value.length * 3)
-    this.at += this.bytes.write(value, this.at)
-  }
-  done(): Uint8Array {
-    return this.bytes.subarray(0, this.at)
-  }
-}
-
-const COMMA = 0x2c
-const QUOTE = 0x22
-const LINE_FEED = 0x0a
-
 /** Cells that RFC 4180 puts in quotes: those holding a quote, a comma or a line break. */
 const NEEDS_QUOTES = /[",\r\n]/
 
 /** A cell as RFC 4180 writes it: in quotes, each of its quotes doubled, when it must be; as it is otherwise. */
-const writeCell = (out: PageBytes, value: string) => {
-  if (!NEEDS_QUOTES.test(value)) return out.text(value)
-  out.byte(QUOTE)
+const cellText = (value: string): string => {
+  if (!NEEDS_QUOTES.test(value)) return value
+  let out = '"'
   let from = 0
   for (let quote = value.indexOf('"'); quote !== -1; quote = value.indexOf('"', from)) {
-    out.text(value.slice(from, quote + 1))
-    out.byte(QUOTE)
+    out += `${value.slice(from, quote + 1)}"`
     from = quote + 1
   }
-  out.text(from === 0 ? value : value.slice(from))
-  out.byte(QUOTE)
+  return `${out}${from === 0 ? value : value.slice(from)}"`
 }
 
 /** One record: its cells, a comma between them, and a line feed after (csv-stringify's defaults). */
-const writeRecord = (out: PageBytes, cells: ReadonlyArray<string>) => {
-  for (let c = 0; c < cells.length; c++) {
-    if (c > 0) out.byte(COMMA)
-    writeCell(out, cells[c]!)
-  }
-  out.byte(LINE_FEED)
-}
+const recordText = (cells: ReadonlyArray<string>): string => `${cells.map(cellText).join(",")}\n`
 
-export const csvHeader = (): Uint8Array => {
-  const out = new PageBytes(1)
-  writeRecord(out, EXPORT_COLUMNS)
-  return out.done()
-}
+export const csvHeader = (): string => recordText(EXPORT_COLUMNS)
 
 /**
  * The export's rows, written here rather than by csv-stringify (imports are still read by csv-parse).
  * csv-stringify makes about ten objects a cell (a cast context, result pairs, separator arrays) and
- * builds each record as a rope: about 11 KB of garbage a lead, ten times NDJSON's, for a 230-byte row.
- * At the rate an export runs, V8 answered it by growing its young generation fourfold, and a
- * million-row export left the server 130 MB larger (bench/LEADS.md). This writes under 1 KB a lead.
- * The rule is RFC 4180's with csv-stringify's defaults; a test holds the two to the same bytes.
+ * builds each record as a rope: 11 KB of garbage a lead for a 230-byte row, ten times NDJSON's. At
+ * the rate an export runs, V8 answered it by growing its young generation to its largest, and a
+ * million-lead export left the server 125-130 MB larger (bench/LEADS.md). This writes about 2 KB a
+ * lead. The rule is RFC 4180's with csv-stringify's defaults; a test holds the two to the same bytes.
  */
-export const csvRows = (leads: ReadonlyArray<Lead>): Uint8Array => {
-  const out = new PageBytes(leads.length)
-  for (const lead of leads) writeRecord(out, cellsOf(lead))
-  return out.done()
+export const csvRows = (leads: ReadonlyArray<Lead>): string => {
+  let out = ""
+  for (const lead of leads) out += recordText(cellsOf(lead))
+  return out
 }
 
-export const ndjsonRows = (leads: ReadonlyArray<Lead>): Uint8Array => {
-  const out = new PageBytes(leads.length)
-  for (const lead of leads) {
-    out.text(JSON.stringify(lead))
-    out.byte(LINE_FEED)
-  }
-  return out.done()
+export const ndjsonRows = (leads: ReadonlyArray<Lead>): string => {
+  let out = ""
+  for (const lead of leads) out += `${JSON.stringify(lead)}\n`
+  return out
 }

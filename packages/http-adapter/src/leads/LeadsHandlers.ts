@@ -38,11 +38,10 @@ export const layer = HttpApiBuilder.group(
         wire(jobs.exportLeads(query)).pipe(
           Effect.map((pages) => {
             const csv = query.format !== "ndjson"
-            // Each page as its bytes, written by LeadFiles: one page at a time, as the client takes them.
-            const bytes = csv
+            const text = csv
               ? Stream.concat(Stream.make(LeadFiles.csvHeader()), Stream.map(pages, LeadFiles.csvRows))
               : Stream.map(pages, LeadFiles.ndjsonRows)
-            return HttpServerResponse.stream(bytes, {
+            return HttpServerResponse.stream(Stream.encodeText(text), {
               contentType: csv ? `${LeadFiles.CSV}; charset=utf-8` : LeadFiles.NDJSON,
               headers: { "content-disposition": `attachment; filename="leads.${csv ? "csv" : "ndjson"}"` }
             })

@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import { issueDetails } from "../Errors.ts"
-import { jsonProblem } from "../Text.ts"
 import * as NewLead from "./Lead.ts"
 import { CreateLead, type Lead } from "./Lead.ts"
 import { IMPORT_FIELDS, type ImportRow, type ImportSpec, type LeadJobCounts, type RowError } from "./LeadJob.ts"
@@ -30,23 +29,6 @@ export const missingColumn = (
     if (required && !header.includes(column)) return { field, column }
   }
   return undefined
-}
-
-/**
- * A row as the store can keep it: one that holds, in any column, what no store keeps (NUL, a lone
- * surrogate, nesting past 32 levels: `Text.ts`) is that row's error, as a create refuses the same in
- * its field. Stored as it came, it failed PostgreSQL's jsonb, a 500 before any row was checked.
- */
-export const storableRow = (row: ImportRow): ImportRow => {
-  if (row.problem !== undefined) return row
-  for (const [column, value] of Object.entries(row.values)) {
-    const named = jsonProblem(column)
-    const problem = named === undefined ? jsonProblem(value) : `a column's name ${named}`
-    if (problem === undefined) continue
-    const reason = named !== undefined ? problem : column.length <= 64 ? `"${column}" ${problem}` : `a value ${problem}`
-    return { row: row.row, values: {}, problem: reason }
-  }
-  return row
 }
 
 const parseJson = (text: string): unknown => {

@@ -74,7 +74,7 @@ export const IMPORT_FIELDS = ["name", "phone", "email", "tags", "status", "assig
  */
 export const isMappingField = (field: string): boolean =>
   (IMPORT_FIELDS as ReadonlyArray<string>).includes(field) ||
-  (/^attributes\.[^.]{1,64}$/.test(field) && jsonProblem(field) === undefined)
+  (!jsonProblem(field) && /^attributes\.[^.]{1,64}$/.test(field))
 
 export const MAPPING_FIELD_MESSAGE = `must be one of ${IMPORT_FIELDS.join(", ")} or attributes.<key>`
 

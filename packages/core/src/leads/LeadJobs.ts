@@ -131,9 +131,8 @@ export class LeadJobs extends Context.Service<
             file.rows.length,
             yield* Ids.now
           )
-          const rows = file.rows.map(LeadImport.storableRow)
           const chunks: Array<ReadonlyArray<ImportRow>> = []
-          for (let i = 0; i < rows.length; i += CHUNK_ROWS) chunks.push(rows.slice(i, i + CHUNK_ROWS))
+          for (let i = 0; i < file.rows.length; i += CHUNK_ROWS) chunks.push(file.rows.slice(i, i + CHUNK_ROWS))
           const spec: Job.ImportSpec = {
             kind: "import",
             format: file.format,

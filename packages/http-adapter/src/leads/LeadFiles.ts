@@ -1,5 +1,6 @@
 import { parse } from "csv-parse/sync"
 import { invalidField } from "@leadline/core/Errors"
+import { jsonProblem } from "@leadline/core/Text"
 import type { Lead } from "@leadline/core/leads/Lead"
 import { TAG_SEPARATOR } from "@leadline/core/leads/LeadImport"
 import type { ImportFile } from "@leadline/core/leads/LeadJobs"
@@ -86,8 +87,28 @@ const readNdjson = (text: string): ImportFile => {
   return { format: "ndjson", rows }
 }
 
+/**
+ * A row as a store can keep it: one that holds, in any column, what none keeps (NUL, a lone surrogate,
+ * JSON nested past 32 levels: core's `Text.ts`) is that row's error, as a create refuses the same in its
+ * field. Stored with its job as it came, it failed PostgreSQL's jsonb: a 500 before any row was checked.
+ */
+const storable = (row: ImportRow): ImportRow => {
+  if (row.problem !== undefined) return row
+  for (const [column, value] of Object.entries(row.values)) {
+    const named = jsonProblem(column)
+    const problem = named === undefined ? jsonProblem(value) : `a column's name ${named}`
+    if (problem === undefined) continue
+    const reason = named !== undefined ? problem : column.length <= 64 ? `"${column}" ${problem}` : `a value ${problem}`
+    return { row: row.row, values: {}, problem: reason }
+  }
+  return row
+}
+
 export const read = (format: "csv" | "ndjson", text: string) =>
-  format === "csv" ? readCsv(text) : Effect.succeed(readNdjson(text))
+  Effect.map(format === "csv" ? readCsv(text) : Effect.succeed(readNdjson(text)), (file) => ({
+    ...file,
+    rows: file.rows.map(storable)
+  }))
 
 /** The columns of an exported CSV: the lead's fields, named as an import reads them. */
 export const EXPORT_COLUMNS = [

@@ -9,10 +9,10 @@ import { Effect } from "effect"
 import { CSV, NDJSON } from "./LeadJobsApi.ts"
 
 /**
- * The files of imports and exports (docs/contract.md, "Imports, exports and bulk changes"): CSV through
- * the csv project's parser and writer (RFC 4180: quotes, commas and line breaks in cells), NDJSON one JSON
- * object a line. A file that cannot be read at all is a 400 on `body`; a row that cannot be read is that
- * row's error, and the rest go on.
+ * The files of imports and exports (docs/contract.md, "Imports, exports and bulk changes"): CSV read by
+ * the csv project's parser and written by `csvRows` below (RFC 4180: quotes, commas and line breaks in
+ * cells), NDJSON one JSON object a line. A file that cannot be read at all is a 400 on `body`; a row that
+ * cannot be read is that row's error, and the rest go on.
  */
 
 export { CSV, NDJSON }

@@ -290,8 +290,9 @@ const IMPORT_MAPPING = {
 /** Reads a streamed export to its end at about `mbps`, counting its lines, the server's resident set sampled meanwhile. */
 const exportOnce = async (server: Processes.Running, key: string, format: "ndjson" | "csv") => {
   const pid = server.process.pid
-  // The server idle a moment first, so "before" is its resting set.
-  await new Promise((resolve) => setTimeout(resolve, 2_000))
+  // The server idle first, so "before" is its resting set: after its heap trim (2 s of quiet, checked each second),
+  // not what the work before left. Read after 2 s, it fell just ahead of the trim or just after it, by chance.
+  await new Promise((resolve) => setTimeout(resolve, Processes.IDLE_SECONDS * 1000))
   const before = Processes.residentMB(pid)
   const samples: Array<number> = [before]
   // Each sample with how far the read had got: a set that grows with the rows keeps rising quarter by quarter.
@@ -613,7 +614,7 @@ const main = async () => {
       const complete = e.rows === LEADS
       const flat = e.peak - e.before <= FLAT_MB
       lines.push(
-        `| export of every lead, ${e.format === "csv" ? "CSV" : "NDJSON"} (\`GET /api/v1/leads/export?format=${e.format}\`), read at ${EXPORT_MBPS} MB/s to its end | ${e.rows.toLocaleString("en-US")} rows (${complete ? "every lead" : `**not ${LEADS}**`}), ${fixed(e.bytes / 1e6, 0)} MB in ${fixed(e.seconds, 1)} s; the server's resident set ${e.before} MB before, ${e.peak} MB at most (sampled every ${SAMPLE_MS} ms; by quarter of the rows read ${e.quarters.join(", ")} MB), ${e.after} MB after | every row, peak ≤ before + ${FLAT_MB} MB: ${mark(complete && flat)} |`
+        `| export of every lead, ${e.format === "csv" ? "CSV" : "NDJSON"} (\`GET /api/v1/leads/export?format=${e.format}\`), read at ${EXPORT_MBPS} MB/s to its end | ${e.rows.toLocaleString("en-US")} rows (${complete ? "every lead" : `**not ${LEADS}**`}), ${fixed(e.bytes / 1e6, 0)} MB in ${fixed(e.seconds, 1)} s; the server's resident set ${e.before} MB before, ${e.peak} MB at most, ${e.peak - e.before} MB more (sampled every ${SAMPLE_MS} ms; by quarter of the rows read ${e.quarters.join(", ")} MB), ${e.after} MB after | every row, peak ≤ before + ${FLAT_MB} MB: ${mark(complete && flat)} |`
       )
     }
     const missed = [
@@ -626,7 +627,9 @@ const main = async () => {
       "",
       `The export is read before the imports, so it holds the seeded leads only. "Flat": the peak within ${FLAT_MB} MB of the resident set before it (the`,
       "export reads 500 leads a page by cursor and the reader here is slower than the server writes, so a server that held",
-      "what it had not sent would grow with the list, by hundreds of MB at a million leads).",
+      "what it had not sent would grow with the list, by hundreds of MB at a million leads); the quarters show whether it grows with the rows.",
+      `"Before" is read after ${Processes.IDLE_SECONDS} s without a request, when the server has trimmed its heap (\`HeapTrim\`, after 2 s of quiet), so both`,
+      "formats start from its resting set, not from what the loads before them left in it.",
       "",
       "### What bounds it",
       "",

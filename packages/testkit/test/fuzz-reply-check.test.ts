@@ -26,6 +26,7 @@ const operation = (conflict: Schema): Operation => ({
   path: "/tickets/{id}/close",
   parameters: [],
   requestBody: undefined,
+  files: [],
   responses: new Map([["409", conflict]]),
   security: []
 })

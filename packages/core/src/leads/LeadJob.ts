@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PageQueryFields } from "../Pagination.ts"
-import { Text } from "../Text.ts"
+import { jsonProblem, Text } from "../Text.ts"
 import { LeadListQuery } from "./LeadSearch.ts"
 
 /**
@@ -68,9 +68,13 @@ export const isDone = (job: LeadJob): boolean => job.state === "succeeded" || jo
 /** A lead field an import can set, or `attributes.<key>` for one attribute. */
 export const IMPORT_FIELDS = ["name", "phone", "email", "tags", "status", "assigned_user_id", "attributes"] as const
 
-/** Whether an import can set this field: a lead field, or `attributes.<key>` for one attribute. */
+/**
+ * Whether an import can set this field: a lead field, or `attributes.<key>` for one attribute, a key a
+ * store can keep (the mapping is stored with its job: jsonb takes no NUL and no lone surrogate).
+ */
 export const isMappingField = (field: string): boolean =>
-  (IMPORT_FIELDS as ReadonlyArray<string>).includes(field) || /^attributes\.[^.]{1,64}$/.test(field)
+  (IMPORT_FIELDS as ReadonlyArray<string>).includes(field) ||
+  (!jsonProblem(field) && /^attributes\.[^.]{1,64}$/.test(field))
 
 export const MAPPING_FIELD_MESSAGE = `must be one of ${IMPORT_FIELDS.join(", ")} or attributes.<key>`
 

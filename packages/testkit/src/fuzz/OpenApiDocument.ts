@@ -27,6 +27,8 @@ export interface Operation {
   readonly parameters: ReadonlyArray<Parameter>
   /** The JSON schema of the request body, when the operation takes one. */
   readonly requestBody: Schema | undefined
+  /** The media types of a body that is a file of text, not JSON (an import's `text/csv`): a string schema's. */
+  readonly files: ReadonlyArray<string>
   /** Declared responses by status (`"200"`, `"4XX"`, `"default"`): the JSON body schema, or undefined for no body. */
   readonly responses: ReadonlyMap<string, Schema | undefined>
   /** Names of the security schemes that may authorise it. */
@@ -75,6 +77,19 @@ const jsonSchemaOf = (document: Document, holder: unknown): Schema | undefined =
   return isObject(media) && isObject(media.schema) ? media.schema : undefined
 }
 
+/** The non-JSON media types whose schema is a string: a body that is a file, sent as it is. */
+const fileTypesOf = (document: Document, holder: unknown): Array<string> => {
+  if (!isObject(holder)) return []
+  const content = deref(document, holder).content
+  if (!isObject(content)) return []
+  return Object.entries(content)
+    .filter(([name, media]) => {
+      if (/^application\/([\w.-]+\+)?json\b/.test(name) || !isObject(media) || !isObject(media.schema)) return false
+      return deref(document, media.schema).type === "string"
+    })
+    .map(([name]) => name)
+}
+
 const parametersOf = (document: Document, ...lists: ReadonlyArray<unknown>): Array<Parameter> => {
   const byKey = new Map<string, Parameter>()
   for (const list of lists) {
@@ -112,6 +127,7 @@ export const operations = (document: Document): Array<Operation> => {
         path,
         parameters: parametersOf(document, item.parameters, raw.parameters),
         requestBody: jsonSchemaOf(document, raw.requestBody),
+        files: fileTypesOf(document, raw.requestBody),
         responses,
         security
       })

@@ -1,5 +1,6 @@
 import * as fc from "fast-check"
 import { isObject } from "../internal/json.ts"
+import { type FileBody, fileArbitrary, fileBytes } from "./FileBodies.ts"
 import { type Document, deref, type Operation, type Schema } from "./OpenApiDocument.ts"
 import {
   controlChar,
@@ -50,6 +51,8 @@ export type Body =
       readonly field: string | undefined
     }
   | { readonly kind: "huge"; readonly size: number; readonly base: unknown; readonly field: string | undefined }
+  /** A file (an import's CSV or NDJSON), sent with its own type when the case's content type is `auto`. */
+  | { readonly kind: "file"; readonly file: FileBody }
 
 export interface Credential {
   /** For the counterexample: `owner`, `reader`, `none`... */
@@ -76,6 +79,8 @@ export interface ArbitraryOptions {
   readonly hints?: Readonly<Record<string, fc.Arbitrary<unknown>>> | undefined
   /** Parameters with ids known when the arbitrary is made get existing ids often; the others never. */
   readonly knownIds?: KnownIds | undefined
+  /** What a file's rows are made of, for an operation whose body is a file (an import's: the create's bodies). */
+  readonly records?: fc.Arbitrary<unknown> | undefined
 }
 
 /** Values that are valid for a schema, as far as the schema can tell; hints fill in what it cannot. */
@@ -381,12 +386,33 @@ const bodyShape = (document: Document, schema: Schema): BodyShape => {
 
 const truncate = (text: string, cut: number) => text.slice(0, text.length <= 1 ? 0 : cut % (text.length - 1))
 
+/**
+ * Values of a schema, valid as far as it can tell (hints fill in what it cannot) or with one field
+ * wrong, dropped or added: what an import's rows are made of, when they are checked as a create's body.
+ */
+export const recordArbitrary = (
+  document: Document,
+  schema: Schema,
+  hints: Readonly<Record<string, fc.Arbitrary<unknown>>> = {}
+): fc.Arbitrary<unknown> => {
+  const valid = valueArbitrary(document, schema, hints)
+  return fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 1, arbitrary: fc.tuple(valid, mutation).map(([value, change]) => applyMutation(value, change)) }
+  )
+}
+
 const bodyArbitrary = (
   document: Document,
   operation: Operation,
-  hints: Readonly<Record<string, fc.Arbitrary<unknown>>>
+  hints: Readonly<Record<string, fc.Arbitrary<unknown>>>,
+  file: fc.Arbitrary<Body> | undefined
 ): fc.Arbitrary<Body> => {
   const none = fc.constant<Body>({ kind: "none" })
+  if (operation.requestBody === undefined && file !== undefined) {
+    const stray = adversarial(fc.jsonValue({ maxDepth: 1 }), { fields: [], structural: [] })
+    return fc.oneof({ weight: 12, arbitrary: file }, { weight: 1, arbitrary: none }, { weight: 1, arbitrary: stray })
+  }
   if (operation.requestBody === undefined) {
     // A stray body where none is expected must not change the answer's shape either.
     const stray = adversarial(fc.jsonValue({ maxDepth: 1 }), { fields: [], structural: [] })
@@ -407,7 +433,42 @@ const bodyArbitrary = (
   )
 }
 
-/** Requests for one operation: every parameter, header and body at once, valid or not. */
+/** A query value as text: a string as it is, anything else as JSON (a mapping's object). */
+const queryText = (value: unknown): Segment => ({
+  kind: "text",
+  text: typeof value === "string" ? value : (JSON.stringify(value) ?? "")
+})
+
+/** The declared query parameters that can be given a valid value (an enum's, or a hint's), each sometimes; nothing else. */
+const plainQuery = (
+  document: Document,
+  operation: Operation,
+  hints: Readonly<Record<string, fc.Arbitrary<unknown>>>
+): fc.Arbitrary<Array<QueryEntry>> => {
+  const entries = operation.parameters
+    .filter((parameter) => parameter.in === "query")
+    .flatMap((parameter) => {
+      const s = deref(document, parameter.schema)
+      const hint = hints[parameter.name]
+      const value =
+        hint !== undefined ? hint : Array.isArray(s.enum) && s.enum.length > 0 ? fc.constantFrom(...s.enum) : undefined
+      if (value === undefined) return []
+      return [
+        fc.option(
+          value.map((v): QueryEntry => ({ name: { kind: "text", text: parameter.name }, value: queryText(v) })),
+          { nil: undefined }
+        )
+      ]
+    })
+  return fc.tuple(...entries).map((given) => given.filter((entry) => entry !== undefined))
+}
+
+/**
+ * Requests for one operation: every parameter, header and body at once, valid or not. For an operation
+ * whose body is a file, half the cases are otherwise plain (the allowed credential, declared query
+ * values, a fresh Idempotency-Key or none, the file's own type), so the server gets as far as reading the
+ * file; the other half send a file with the rest hostile, like any operation's cases.
+ */
 export const caseArbitrary = (
   document: Document,
   operation: Operation,
@@ -418,16 +479,38 @@ export const caseArbitrary = (
   for (const parameter of operation.parameters.filter((p) => p.in === "path")) {
     params[parameter.name] = segment(hasKnown(parameter.name) ? 6 : 0, hostileText)
   }
-  return fc.record({
+  const hints = options.hints ?? {}
+  const file =
+    operation.files.length === 0
+      ? undefined
+      : fileArbitrary({
+          types: operation.files,
+          records:
+            options.records ??
+            fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 4 })
+        }).map((value): Body => ({ kind: "file", file: value }))
+  const chunked = fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) })
+  const hostile = fc.record({
     params: fc.record(params),
     query: queryArbitrary(document, operation, hasKnown),
     credential: credentialArbitrary(options.credentials),
     // Sent on every operation: where it is not declared it must be ignored.
     idempotencyKey,
     contentType,
-    chunked: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-    body: bodyArbitrary(document, operation, options.hints ?? {})
+    chunked,
+    body: bodyArbitrary(document, operation, hints, file)
   })
+  if (file === undefined) return hostile
+  const plain = fc.record({
+    params: fc.record(params),
+    query: plainQuery(document, operation, hints),
+    credential: fc.constant(options.credentials[0]!),
+    idempotencyKey: fc.option(fc.uuid(), { nil: undefined }),
+    contentType: fc.constant("auto"),
+    chunked,
+    body: file
+  })
+  return fc.oneof(hostile, plain)
 }
 
 /** Ids that exist when a request is built, by operation and parameter name. */
@@ -450,5 +533,7 @@ export const bodyText = (body: Body): string | Uint8Array | undefined => {
         : withRawField(body.base, body.field, nested(body.shape, body.depth))
     case "huge":
       return withRawField(body.base, body.field ?? "x", JSON.stringify("a".repeat(body.size)))
+    case "file":
+      return fileBytes(body.file)
   }
 }

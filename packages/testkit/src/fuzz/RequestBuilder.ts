@@ -40,8 +40,9 @@ export const materialize = (operation: Operation, fuzzCase: FuzzCase, knownIds: 
   const headers: Record<string, string> = {}
   if (fuzzCase.credential.authorization !== undefined) headers.authorization = fuzzCase.credential.authorization
   if (fuzzCase.idempotencyKey !== undefined) headers["idempotency-key"] = fuzzCase.idempotencyKey
-  const type =
-    fuzzCase.contentType === "auto" ? (body === undefined ? undefined : "application/json") : fuzzCase.contentType
+  const auto =
+    fuzzCase.body.kind === "file" ? fuzzCase.body.file.type : body === undefined ? undefined : "application/json"
+  const type = fuzzCase.contentType === "auto" ? auto : fuzzCase.contentType
   if (type !== undefined) headers["content-type"] = type
   return {
     method: operation.method,

@@ -177,6 +177,38 @@ export const contract = (context: ContractContext) =>
       expect(made.body.leads[0]).toMatchObject({ name: "Nd One", status: "qualified", assigned_user_id: userId })
     })
 
+    it("makes a row that holds what no store keeps (NUL, a lone surrogate, deep nesting) that row's error", async () => {
+      const deep = `${'{"a":'.repeat(40)}1${"}".repeat(40)}`
+      const kept = nextPhone()
+      const ndjson = [
+        `{"name":"Lone \\ud800","phone":"${nextPhone()}"}`,
+        `{"name":"Nul","phone":"${nextPhone()}","notes":"a\\u0000b"}`,
+        `{"name":"Deep","phone":"${nextPhone()}","attributes":${deep}}`,
+        `{"name":"Key","phone":"${nextPhone()}","\\ud800":1}`,
+        JSON.stringify({ name: "Kept", phone: kept })
+      ].join("\n")
+      const reply = await postImport(context.target, fixture.ownerKey, ndjson, "", "application/x-ndjson")
+      expect(reply.status, reply.text).toBe(202)
+      const job = await waitForJob(context.target, fixture.ownerKey, reply.body.id)
+      expect(job.counts).toEqual({ read: 5, created: 1, updated: 0, unchanged: 0, failed: 4 })
+      expect(job.errors.map((error: any) => [error.row, error.field, error.reason])).toEqual([
+        [1, null, '"name" must be well-formed Unicode (no lone surrogates)'],
+        [2, null, '"notes" must not contain NUL characters'],
+        [3, null, '"attributes" must not nest deeper than 32 levels'],
+        [4, null, "a column's name must be well-formed Unicode (no lone surrogates)"]
+      ])
+      expect(await phonesOf(context.target, fixture.ownerKey)).toContain(kept)
+
+      const csv = `name,phone,notes\nNul,${nextPhone()},"a\u0000b"\nFine,${nextPhone()},x\n`
+      const fromCsv = await postImport(context.target, fixture.ownerKey, csv)
+      expect(fromCsv.status, fromCsv.text).toBe(202)
+      const csvJob = await waitForJob(context.target, fixture.ownerKey, fromCsv.body.id)
+      expect(csvJob.counts).toEqual({ read: 2, created: 1, updated: 0, unchanged: 0, failed: 1 })
+      expect(csvJob.errors).toEqual([
+        { row: 2, lead_id: null, field: null, reason: '"notes" must not contain NUL characters' }
+      ])
+    })
+
     it("emits lead.created for each lead an import makes and lead.updated for each it changes, as a PATCH does", async () => {
       const owner = await makeAccount(context.target, { name: "Import events" })
       const endpoint = await call(context.target, "POST", "/api/webhooks/endpoints", {
@@ -224,6 +256,13 @@ export const contract = (context: ContractContext) =>
         ],
         ['name,phone\n"A,+14155550100', "", "text/csv", "body"],
         ["name,name\nA,B", "", "text/csv", "body"],
+        // A mapping is stored with its job: a field no store keeps is refused, not a 500.
+        [
+          "name,phone\nA,+14155550100",
+          `mapping=${encodeURIComponent('{"attributes.\\u0000":"name"}')}`,
+          "text/csv",
+          "mapping.attributes.\u0000"
+        ],
         ["name,phone\n", "", "text/csv", "body"],
         ["", "", "application/x-ndjson", "body"]
       ]

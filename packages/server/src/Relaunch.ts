@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs"
  * threads, each with a heap of its own: compiling PostgreSQL's parser alone takes about 600 MB for
  * a moment, and under the raised threshold the threads kept 40-80 MB of it for good. A fixed
  * threshold (glibc's own starting one) lets them return it: a server idling on the embedded
- * database held 240-280 MB, 195-200 MB with it; on PostgreSQL 146-148 MB, 135-136 MB; no more
- * system calls under a load (docs/performance.md, "Memory").
+ * database held 240-280 MB, 183-198 MB with it; no more system calls under a load
+ * (docs/performance.md, "Memory").
  *
  * The setting is read when a process starts, hence the relaunch, before the server's modules load
  * (about 50 ms). Only where it means something: Linux with glibc and a Node.js that has

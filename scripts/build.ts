@@ -37,13 +37,18 @@ const run = (what: string, cli: string | undefined, args: ReadonlyArray<string>,
 if (!dashboardOnly) {
   run("the packages", cliOf(".", "typescript", "bin/tsc"), ["-b", "tsconfig.build.json"], root)
   console.log("build: the packages compiled into packages/*/dist")
-  // A new embedded database is unpacked from this instead of running initdb (sql-adapter/src/PgliteTemplate.ts).
-  const template = spawnSync(process.execPath, ["packages/sql-adapter/src/PgliteTemplate.ts"], {
-    cwd: root,
-    stdio: "inherit"
-  })
+  // A new embedded database is unpacked from these instead of running initdb and the migrations
+  // (sql-adapter/src/PgliteTemplate.ts); after the compile, whose migration files they record.
+  const template = spawnSync(
+    process.execPath,
+    ["--conditions=@leadline/source", "packages/sql-adapter/src/PgliteTemplateBuild.ts"],
+    {
+      cwd: root,
+      stdio: "inherit"
+    }
+  )
   if (template.status !== 0) {
-    console.error("build: the embedded database's template failed (see above)")
+    console.error("build: the embedded database's templates failed (see above)")
     process.exit(template.status ?? 1)
   }
 }

@@ -4,6 +4,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import * as Migrations from "./Migrations.ts"
 import * as Notifications from "./Notifications.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import type * as PgliteTemplate from "./PgliteTemplate.ts"
 import * as PgServerClient from "./PgServerClient.ts"
 import * as WalFlush from "./WalFlush.ts"
 
@@ -46,11 +47,16 @@ export const MEMORY = ":memory:"
 
 export const pgliteDirectory = (dataDir: string) => join(resolve(dataDir), "pglite")
 
-/** The SQL client (and LISTEN) for the configured database, without migrations. */
-export const client = (config: Config) =>
+/**
+ * The SQL client (and LISTEN) for the configured database, without migrations. `template`: what a new
+ * embedded database starts from, `migrated` where the migrations run next (`PgliteTemplate.ts`).
+ */
+export const client = (config: Config, template: PgliteTemplate.Kind = "initdb") =>
   config.url === undefined
     ? Notifications.layerPglite.pipe(
-        Layer.provideMerge(PgliteClient.layer(config.dataDir === MEMORY ? undefined : pgliteDirectory(config.dataDir)))
+        Layer.provideMerge(
+          PgliteClient.layer(config.dataDir === MEMORY ? undefined : pgliteDirectory(config.dataDir), template)
+        )
       )
     : PgServerClient.layer({
         url: config.url,
@@ -70,4 +76,4 @@ export const layer = (config: Config) =>
     info(config.url === undefined ? "pglite" : "postgres"),
     Layer.effectDiscard(migrate),
     Layer.effectDiscard(Effect.flatMap(SqlClient.SqlClient, WalFlush.probe))
-  ).pipe(Layer.provideMerge(client(config)))
+  ).pipe(Layer.provideMerge(client(config, "migrated")))

@@ -35,16 +35,26 @@ const toSqlError = (operation: string) => (cause: unknown) => {
  */
 const SETTINGS = "shared_buffers = 16MB"
 
-export const make = Effect.fnUntraced(function* (dataDir: string | undefined) {
+/**
+ * `template`: what a new database starts from (`sql-adapter/src/PgliteTemplate.ts`): `migrated` for a
+ * database the migrations will run on, `initdb` (PostgreSQL's empty database) for a bare client.
+ */
+export const make = Effect.fnUntraced(function* (
+  dataDir: string | undefined,
+  template: PgliteTemplate.Kind = "initdb"
+) {
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({
       try: () => {
-        // PGlite makes its own directory but not the ones above it.
-        if (dataDir !== undefined) mkdirSync(dirname(dataDir), { recursive: true })
-        const template = PgliteTemplate.forNewDatabase(dataDir)
+        // The folders above the database's own; that one is unpacked from a template, or PGlite makes it.
+        if (dataDir !== undefined) {
+          mkdirSync(dirname(dataDir), { recursive: true })
+          PgliteTemplate.unpack(dataDir, template)
+        }
+        const from = PgliteTemplate.forNewDatabase(dataDir, template)
         return PGlite.create(dataDir ?? "memory://", {
           postgresqlconf: SETTINGS,
-          ...(template === undefined ? {} : { loadDataDir: template })
+          ...(from === undefined ? {} : { loadDataDir: from })
         })
       },
       catch: toSqlError("open")
@@ -93,9 +103,9 @@ export const make = Effect.fnUntraced(function* (dataDir: string | undefined) {
 /** The raw PGlite handle, for what SQL cannot say (LISTEN callbacks, closing). */
 export class Pglite extends Context.Service<Pglite, PGlite>()("sql-adapter/Pglite") {}
 
-export const layer = (dataDir: string | undefined) =>
+export const layer = (dataDir: string | undefined, template: PgliteTemplate.Kind = "initdb") =>
   Layer.effectContext(
-    Effect.map(make(dataDir), ({ client, db }) =>
+    Effect.map(make(dataDir, template), ({ client, db }) =>
       Context.make(SqlClient.SqlClient, client).pipe(Context.add(Pglite, db))
     )
   ).pipe(Layer.provide(Reactivity.layer))

@@ -44,12 +44,14 @@ const FALLBACK_MILLIS = 1_000
 /** Streams woken per turn of the event loop when an event goes out. */
 const DISPATCH_SLICE = 100
 /**
- * The next turn of the event loop: I/O waiting to be handled runs first. `setImmediate`, not a
- * timer: a timer of 0 waits at least a millisecond, ten of them for a thousand streams.
+ * The next turn of the event loop: I/O waiting to be handled runs first. `setImmediate` where there
+ * is one (Node), not a timer: a timer of 0 waits at least a millisecond, ten of them for a thousand
+ * streams. A resume after the fan-out was interrupted is ignored.
  */
+const immediately: (run: () => void) => unknown =
+  (globalThis as { readonly setImmediate?: (run: () => void) => unknown }).setImmediate ?? ((run) => setTimeout(run, 0))
 const nextTurn = Effect.callback<void>((resume) => {
-  const immediate = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(immediate))
+  immediately(() => resume(Effect.void))
 })
 
 /** A heartbeat in a stream's queue: the same object for every stream. */

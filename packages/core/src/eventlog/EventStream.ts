@@ -129,14 +129,19 @@ export class EventStream extends Context.Service<
           if (set?.size === 0) byAccount.delete(accountId)
         }).pipe(Effect.andThen(Effect.suspend(() => Metric.update(OpsMetrics.streamsOpen, open))))
 
-      // The streams it offers to, per account, as they are when a page is read: one that joins while
-      // the page goes out started after it (its catch-up reads the page from the log), so it is left out.
-      const dispatch = (events: ReadonlyArray<Envelope>) =>
+      // The streams a page goes to, per account: those open as it is read. Taken in the same
+      // synchronous step as the cursor moves past the page, so a stream that joins while it goes out
+      // started after it (its catch-up reads the page from the log) and is left out.
+      const targetsOf = (events: ReadonlyArray<Envelope>) => {
+        const targets = new Map<string, ReadonlyArray<Subscriber>>()
+        for (const event of events)
+          if (!targets.has(event.account_id))
+            targets.set(event.account_id, [...(byAccount.get(event.account_id) ?? [])])
+        return targets
+      }
+
+      const dispatch = (events: ReadonlyArray<Envelope>, targets: ReadonlyMap<string, ReadonlyArray<Subscriber>>) =>
         Effect.gen(function* () {
-          const targets = new Map<string, ReadonlyArray<Subscriber>>()
-          for (const event of events)
-            if (!targets.has(event.account_id))
-              targets.set(event.account_id, [...(byAccount.get(event.account_id) ?? [])])
           let offered = 0
           for (const event of events) {
             for (const subscriber of targets.get(event.account_id)!) {
@@ -168,9 +173,10 @@ export class EventStream extends Context.Service<
         let from: Position = cursor
         while (true) {
           const page = yield* feed.next(from, PAGE)
-          // Moved on first: a stream joining while the page goes out starts after it.
+          const events = page.items.map((item) => item.event)
+          // Moved on first, with the page's streams taken at once: one joining while it goes out starts after it.
           cursor = from = page.reached
-          yield* dispatch(page.items.map((item) => item.event))
+          yield* dispatch(events, targetsOf(events))
           if (page.items.length < PAGE) return page.pending
         }
       })

@@ -143,16 +143,7 @@ const cellsOf = (lead: Lead): ReadonlyArray<string> => [
 const NEEDS_QUOTES = /[",\r\n]/
 
 /** A cell as RFC 4180 writes it: in quotes, each of its quotes doubled, when it must be; as it is otherwise. */
-const cellText = (value: string): string => {
-  if (!NEEDS_QUOTES.test(value)) return value
-  let out = '"'
-  let from = 0
-  for (let quote = value.indexOf('"'); quote !== -1; quote = value.indexOf('"', from)) {
-    out += `${value.slice(from, quote + 1)}"`
-    from = quote + 1
-  }
-  return `${out}${from === 0 ? value : value.slice(from)}"`
-}
+const cellText = (value: string): string => (NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value)
 
 /** One record: its cells, a comma between them, and a line feed after (csv-stringify's defaults). */
 const recordText = (cells: ReadonlyArray<string>): string => `${cells.map(cellText).join(",")}\n`

@@ -368,7 +368,10 @@ describe.skipIf(executable === undefined)("the dashboard against hostile content
       await expectNothingRan()
     }
     await open("Leads")
-    const names = await page.getByRole("table", { name: "Leads" }).locator("td[data-label=Name]").allTextContents()
+    // The list loads after the page opens: read its names once its rows are there.
+    const cells = page.getByRole("table", { name: "Leads" }).locator("td[data-label=Name]")
+    await cells.first().waitFor()
+    const names = await cells.allTextContents()
     expect(names).toEqual(expect.arrayContaining([...PAYLOADS, LONG_NAME]))
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: PAYLOADS[11], exact: true }) })
     await row.getByRole("button", { name: "Edit" }).click()
